@@ -1,0 +1,109 @@
+"""The graph walk shared by `Value` and `Tensor`: sort, then chain-rule back.
+
+Both kinds of node speak one small Variable protocol:
+
+- `parents`: the input nodes (anything else in `history.inputs` is skipped);
+- `is_leaf` (a property), `is_constant()`, `retains_grad`;
+- `chain_rule(d_output, retain_graph)`: pairs `(parent, d_parent)`;
+- `accumulate_derivative(d)` and `seed_derivative(deriv)`.
+
+Example:
+    >>> from torchlight.scalar import variable
+    >>> from torchlight.autograd import backpropagate, topological_sort
+    >>> x = variable(2.0)
+    >>> y = x * x + 1.0
+    >>> [v.data for v in topological_sort(y)]
+    [2.0, 4.0, 5.0]
+    >>> backpropagate(y, 1.0); x.grad
+    4.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+def topological_sort(variable: Any) -> list[Any]:
+    """The non-constant nodes feeding `variable`, leaves first, root last.
+
+    Iterative (an explicit stack), so a 100,000-node chain is fine.
+    `variable` may also be a sequence of roots.
+    """
+    roots = list(variable) if isinstance(variable, (list, tuple)) else [variable]
+    order: list[Any] = []
+    visited: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(r, False) for r in reversed(roots)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in visited or node.is_constant():
+            continue
+        visited.add(id(node))
+        stack.append((node, True))
+        for parent in node.parents:
+            if id(parent) not in visited and _is_variable(parent):
+                stack.append((parent, False))
+    return order
+
+
+def _is_variable(obj: Any) -> bool:
+    return hasattr(obj, "chain_rule") and not obj.is_constant()
+
+
+def backpropagate(variable: Any, deriv: Any, *, retain_graph: bool = True) -> None:
+    """Chain-rule `deriv` from `variable` back, adding into leaf `.grad`s.
+
+    `deriv` is a number (broadcast to the root's shape) or an array/Tensor of
+    the root's shape. Leaf gradients are committed only once the whole walk
+    has succeeded, so a walk that raises leaves every `.grad` as it was.
+    With `retain_graph=False` each node's saved tensors are freed as soon as
+    its backward has run.
+    """
+    run_backward([variable], [deriv], retain_graph=retain_graph)
+
+
+def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: bool,
+                 capture: Iterable[Any] | None = None) -> list[Any] | None:
+    """The engine behind `backpropagate`, `Tensor.backward` and `autograd.grad`.
+
+    With `capture` (a list of nodes), nothing is accumulated: the summed
+    gradient reaching each captured node is returned instead (None where no
+    gradient arrives).
+    """
+    grads: dict[int, Any] = {}
+    for root, deriv in zip(roots, derivs):
+        d = root.seed_derivative(deriv)
+        grads[id(root)] = _add(grads.get(id(root)), d)
+    captured = None if capture is None else {id(c): c for c in capture}
+    order = topological_sort(list(roots))
+    results: dict[int, Any] = {}
+    commits: list[tuple[Any, Any]] = []
+    for node in reversed(order):
+        key = id(node)
+        d = grads.pop(key, None)
+        if d is None:
+            continue
+        if captured is not None:
+            if key in captured:
+                results[key] = d
+        elif node.is_leaf or node.retains_grad:
+            commits.append((node, d))
+        if node.is_leaf:
+            continue
+        for parent, d_parent in node.chain_rule(d, retain_graph):
+            pkey = id(parent)
+            grads[pkey] = _add(grads.get(pkey), d_parent)
+        del d
+    if captured is not None:
+        return [results.get(id(c)) for c in capture]
+    for node, d in commits:
+        node.accumulate_derivative(d)
+    return None
+
+
+def _add(total: Any, d: Any) -> Any:
+    """Functional accumulation (`+=` would rebind NumPy 0-d and JAX arrays)."""
+    return d if total is None else total + d

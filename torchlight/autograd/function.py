@@ -1,0 +1,148 @@
+"""`Function`, `Context` and `History`: how one op joins the graph.
+
+Example (the documented custom Function):
+    >>> import torchlight as tl
+    >>> from torchlight import scalar
+    >>> from torchlight.autograd import Function
+    >>> class Square(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, a):
+    ...         ctx.save_for_backward(a)
+    ...         return a.backend.zip(scalar.mul)(a, a)
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (a,) = ctx.saved_tensors
+    ...         return a.backend.zip(scalar.mul)(a, g) * 2
+    >>> x = tl.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).backward()
+    >>> x.grad.tolist()
+    [6.0]
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from torchlight import grad_mode
+
+RELEASED = (
+    "Trying to backward through the graph a second time (or to read saved tensors after they "
+    "were released): the saved tensors of {op} were freed by the first backward(). "
+    "Pass retain_graph=True to the first backward() to keep them."
+)
+
+
+# Bound by `torchlight.tensor` when it loads: the two modules need each other.
+Tensor: Any = None
+check_same_backend: Any = None
+
+
+class Context:
+    """Scratchpad a Function's forward fills and its backward reads.
+
+    `save_for_backward(*values)` stores what backward needs (nothing when the
+    context is `no_grad`); `saved_tensors` returns it; `output` is the
+    forward's own result as a Tensor (held weakly, so no reference cycle), for
+    ops whose derivative is best written with it (exp, tanh, sigmoid).
+    `needs_input_grad[i]` says whether input i wants a gradient.
+    """
+
+    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output", "__dict__")
+
+    def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
+        self.no_grad = no_grad
+        self.saved_values = saved_values
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.released = False
+        self._output: Any = None
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Stash values for backward (ignored when this context is no_grad)."""
+        if not self.no_grad:
+            self.saved_values = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The values given to `save_for_backward`."""
+        if self.released:
+            raise RuntimeError(RELEASED.format(op="this Function"))
+        return self.saved_values
+
+    @property
+    def output(self) -> Any:
+        """The Tensor this Function's forward produced (alive during backward)."""
+        return None if self._output is None else self._output()
+
+    def release(self) -> None:
+        """Drop the saved values (after a backward without retain_graph)."""
+        self.saved_values = ()
+        self.released = True
+        if self.__dict__:
+            self.__dict__.clear()
+
+
+class History:
+    """One edge of the graph: which Function made a node, its Context, its inputs."""
+
+    __slots__ = ("last_fn", "ctx", "inputs")
+
+    def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = ()) -> None:
+        self.last_fn = last_fn
+        self.ctx = ctx
+        self.inputs = inputs
+
+    def __repr__(self) -> str:
+        name = getattr(self.last_fn, "__name__", None)
+        return f"History(last_fn={name}, inputs={len(self.inputs)})"
+
+
+class Function:
+    """An op: a static `forward(ctx, *inputs)` and `backward(ctx, grad_output)`.
+
+    Call it as `MyFn.apply(*inputs)`. Inputs that are Tensors are the ones
+    that can get gradients; anything else (an axis, a shape, a scalar
+    function) passes through to forward unchanged and gets `None`. `forward`
+    runs with grad mode off and returns a Tensor or a backend array;
+    `backward` returns one gradient per input (Tensor, array or None) and is
+    written with Tensor ops so that `create_graph=True` can differentiate it.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *inputs: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *inputs: Any) -> Any:
+        """Run forward; record a History when an input needs a gradient."""
+        first = None
+        record = False
+        for a in inputs:
+            if isinstance(a, Tensor):
+                if first is None:
+                    first = a
+                elif a.backend is not first.backend or first.backend.multi_device:
+                    check_same_backend(cls.__name__, first, a)
+                if a.requires_grad:
+                    record = True
+        if first is None:
+            raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
+        if not record or not grad_mode.is_grad_enabled():
+            out = cls.forward(Context(True), *inputs)
+            return Tensor._wrap(out, first.backend)
+        ctx = Context()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in inputs)
+        grad_mode._state.enabled = False
+        try:
+            out = cls.forward(ctx, *inputs)
+        finally:
+            grad_mode._state.enabled = True
+        result = Tensor._wrap(out, first.backend)
+        result.requires_grad = True
+        result.history = History(cls, ctx, inputs)
+        ctx._output = weakref.ref(result)
+        return result

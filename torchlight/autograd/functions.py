@@ -1,0 +1,669 @@
+"""The built-in ops: one `Function` each, forward in the array API, backward in Tensor ops.
+
+Forward receives Tensors and computes on their `.data` with the namespace
+`xp = tensor.backend.xp` (or array operators). Backward is written with
+Tensor ops (and the `*Back` Functions below, which are differentiable in
+turn), so `backward(create_graph=True)` yields correct higher derivatives.
+The engine, not these functions, sums a broadcast gradient back to its
+input's shape and casts it to the input's dtype.
+
+Conventions at kinks, where a choice is needed: relu'(0) = 0, abs'(0) = 0
+(as PyTorch), max splits the gradient evenly among tied maxima, and
+d(x**p)/dx is 0 where p == 0 (PyTorch's convention at x = 0).
+
+Example:
+    >>> import torchlight as tl
+    >>> from torchlight.autograd.functions import Mul
+    >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+    >>> Mul.apply(x, x).sum().backward()
+    >>> x.grad.tolist()
+    [2.0, 4.0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from torchlight.autograd.function import RELEASED, Context, Function
+
+
+def released_message(fn: Any) -> str:
+    return RELEASED.format(op=getattr(fn, "__name__", "an op"))
+
+
+# ------------------------------------------------------------------ helpers
+def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """`dim` as a sorted tuple of non-negative axes (all axes when None)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dimension(s)")
+        out.append(d % ndim if ndim else 0)
+    return tuple(sorted(set(out))) if ndim else ()
+
+
+def resolve_shape(shape: Sequence[int], old: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` with one -1 filled in; a ValueError when sizes differ."""
+    shape = tuple(int(n) for n in shape)
+    size = math.prod(old)
+    if shape.count(-1) == 1:
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"Reshape: cannot reshape a tensor of shape {old} into {shape}")
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != size:
+        raise ValueError(f"Reshape: cannot reshape a tensor of shape {old} into {shape}")
+    return shape
+
+
+def index_key(key: Any, like: Any) -> Any:
+    """An index with Tensors unwrapped and lists made arrays of `like`'s backend."""
+    from torchlight.tensor import Tensor
+
+    if isinstance(key, tuple):
+        return tuple(index_key(k, like) for k in key)
+    if isinstance(key, Tensor):
+        return key.data
+    if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
+        return like.backend.asarray(key, device=like.device)
+    return key
+
+
+def sum_to(g: Any, shape: tuple[int, ...], op: str = "backward") -> Any:
+    """Sum the gradient `g` down to `shape` (undoing a broadcast)."""
+    gshape = g.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, gshape[lead:])):
+        raise ValueError(f"{op}: a gradient of shape {gshape} does not reduce to the input shape {shape}")
+    return SumTo.apply(g, tuple(shape))
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """`a @ b` with its shapes checked first (names both on a mismatch)."""
+    from torchlight.tensor import broadcast_shapes, check_same_backend
+
+    check_same_backend("MatMul", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: 0-d tensors cannot be matrix-multiplied")
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: inner dimensions {k_a} and {k_b} differ")
+    if a.ndim > 2 and b.ndim > 2:
+        broadcast_shapes("MatMul", a.shape[:-2], b.shape[:-2])
+    return MatMul.apply(a, b)
+
+
+def _const(like: Any, array: Any) -> Any:
+    """An array as a history-free Tensor of `like`'s backend."""
+    return type(like)._wrap(array, like.backend)
+
+
+# ------------------------------------------------------------- arithmetic
+class Add(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return a.data + b.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g, g
+
+
+class Sub(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return a.data - b.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g, (-g if ctx.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.data * b.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g * b if need_a else None), (g * a if need_b else None)
+
+
+class Div(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(b)
+        return a.data / b.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (b,) = ctx.saved_tensors
+        ga = g / b
+        return (ga if ctx.needs_input_grad[0] else None), (-(ga * ctx.output) if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return -a.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return -g
+
+
+class Pow(Function):
+    """`a ** p`, p a Python number or a Tensor.
+
+    Negative bases follow NumPy (NaN for a fractional p); the gradient in the
+    base is 0 where p == 0, and in the exponent 0 where a == 0 (PyTorch).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, p: Any) -> Any:
+        ctx.save_for_backward(a, p)
+        return a.data ** (p.data if hasattr(p, "data") else p)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, p = ctx.saved_tensors
+        ga = gp = None
+        if ctx.needs_input_grad[0]:
+            if not hasattr(p, "data"):
+                ga = g * 0.0 if p == 0 else g * (a ** (p - 1) * p)
+            else:
+                zero = p.backend.xp.zeros_like(p.data)
+                ga = Where.apply(_const(p, p.data != zero), g * (a ** (p - 1.0) * p), g * 0.0)
+        if hasattr(p, "data") and ctx.needs_input_grad[1]:
+            xp = a.backend.xp
+            positive = a.data > 0
+            safe_a = Where.apply(_const(a, positive), a, _const(a, xp.ones_like(a.data)))
+            fill = xp.where(a.data < 0, xp.asarray(math.nan, dtype=a.dtype, device=a.device),
+                            xp.zeros_like(a.data))
+            gp = g * Where.apply(_const(a, positive), ctx.output * safe_a.log(), _const(a, fill))
+        return ga, gp
+
+
+class MatMul(Function):
+    """`a @ b` with the array-API shape rules (1-d operands included)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.data @ b.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:
+            return (g * b if need_a else None), (g * a if need_b else None)
+        if a.ndim == 1:
+            ga = sum_to(g.reshape(g.shape[:-1] + (1, g.shape[-1])) @ b.mT, a.shape, "MatMul") if need_a else None
+            gb = (a.reshape((a.shape[0], 1)) @ g.reshape(g.shape[:-1] + (1, g.shape[-1]))) if need_b else None
+            return ga, gb
+        if b.ndim == 1:
+            ga = g.reshape(g.shape + (1,)) @ b.reshape((1, b.shape[0])) if need_a else None
+            gb = (a.mT @ g.reshape(g.shape + (1,))).reshape(a.shape[:-2] + (a.shape[-1],)) if need_b else None
+            return ga, gb
+        return (g @ b.mT if need_a else None), (a.mT @ g if need_b else None)
+
+
+# ----------------------------------------------------------- reductions
+class Sum(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+        ctx.save_for_backward(a.shape, dims, keepdim)
+        return a.backend.xp.sum(a.data, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, dims, keepdim = ctx.saved_tensors
+        if not keepdim:
+            g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
+        return BroadcastView.apply(g, shape), None, None
+
+
+class SumTo(Function):
+    """Sum a broadcast array back down to `shape` (the engine's reduction)."""
+
+    @staticmethod
+    def forward(ctx: Context, g: Any, shape: tuple[int, ...]) -> Any:
+        ctx.save_for_backward(g.shape)
+        data = g.data
+        lead = data.ndim - len(shape)
+        dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and data.shape[lead + i] != 1)
+        if dims:
+            data = g.backend.xp.sum(data, axis=dims, keepdims=True)
+        return g.backend.xp.reshape(data, shape)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        (shape,) = ctx.saved_tensors
+        return BroadcastView.apply(h, shape), None
+
+
+class Max(Function):
+    """The maximum over `dims`; tied maxima share the gradient evenly."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+        xp = a.backend.xp
+        top = xp.max(a.data, axis=dims, keepdims=True)
+        ctx.save_for_backward(a, top, dims)
+        return top if keepdim else xp.reshape(top, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, top, dims = ctx.saved_tensors
+        xp = a.backend.xp
+        hit = xp.astype(a.data == top, a.dtype)
+        share = hit / xp.sum(hit, axis=dims, keepdims=True)
+        return g.reshape(top.shape) * _const(a, share), None, None
+
+
+# --------------------------------------------------------- elementwise
+class Map(Function):
+    """A scalar function of `torchlight.scalar` applied elementwise."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, fn: Any) -> Any:
+        from torchlight.backends.elementwise import map_array
+
+        ctx.save_for_backward(a, fn)
+        return map_array(a.backend, fn, a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, fn = ctx.saved_tensors
+        return g * _partial(fn, 0, (a,)), None
+
+
+class Zip(Function):
+    """A binary scalar function of `torchlight.scalar` applied elementwise."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any, fn: Any) -> Any:
+        from torchlight.backends.elementwise import zip_array
+
+        ctx.save_for_backward(a, b, fn)
+        return zip_array(a.backend, fn, a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b, fn = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad[:2]
+        ga = g * _partial(fn, 0, (a, b)) if need_a else None
+        gb = g * _partial(fn, 1, (a, b)) if need_b else None
+        return ga, gb, None
+
+
+def _partial(fn: Any, i: int, args: tuple) -> Any:
+    """d fn / d args[i] as a Tensor; by the scalar engine for a plain callable."""
+    from torchlight import grad_mode
+    from torchlight.scalar import Value
+
+    partials = getattr(fn, "partials", None)
+    if partials is not None:
+        return partials[i](*args)
+    if grad_mode.is_grad_enabled():
+        raise NotImplementedError(
+            f"second derivatives of map/zip over the plain function {getattr(fn, '__name__', fn)!r}: "
+            "write it with torchlight.scalar functions (which know their derivatives) instead"
+        )
+
+    def derivative(*xs: float) -> float:
+        values = [Value(x) for x in xs]
+        out = fn(*values)
+        out.backward()
+        return values[i].grad
+
+    like = args[0]
+    backend = like.backend
+    arrays = [x.data for x in args]
+    if len(arrays) == 1:
+        return _const(like, backend.map(derivative)(arrays[0]))
+    return _const(like, backend.zip(derivative)(*arrays))
+
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.exp(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return g * ctx.output
+
+
+class Log(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.log(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return LogBack.apply(a, g)
+
+
+class LogBack(Function):
+    """g / a: the backward of Log, differentiable in both."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, g: Any) -> Any:
+        ctx.save_for_backward(a, g)
+        return g.data / a.data
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        a, g = ctx.saved_tensors
+        ga = InvBack.apply(a, h * g) if ctx.needs_input_grad[0] else None
+        return ga, (LogBack.apply(a, h) if ctx.needs_input_grad[1] else None)
+
+
+class Inv(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return 1.0 / a.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return InvBack.apply(a, g)
+
+
+class InvBack(Function):
+    """-g / a**2: the backward of Inv, differentiable in both."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, g: Any) -> Any:
+        ctx.save_for_backward(a, g)
+        return -g.data / (a.data * a.data)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        a, g = ctx.saved_tensors
+        ga = h * g * 2.0 / (a * a * a) if ctx.needs_input_grad[0] else None
+        return ga, (InvBack.apply(a, h) if ctx.needs_input_grad[1] else None)
+
+
+class Sqrt(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.sqrt(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return g / (ctx.output * 2.0)
+
+
+class Sigmoid(Function):
+    """1 / (1 + exp(-x)), computed without overflow for large |x|."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        xp = a.backend.xp
+        e = xp.exp(-xp.abs(a.data))
+        return xp.where(a.data >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return SigmoidBack.apply(ctx.output, g)
+
+
+class SigmoidBack(Function):
+    """g * y * (1 - y) for y = sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx: Context, y: Any, g: Any) -> Any:
+        ctx.save_for_backward(y, g)
+        return g.data * (y.data * (1.0 - y.data))
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        y, g = ctx.saved_tensors
+        gy = h * g * (1.0 - 2.0 * y) if ctx.needs_input_grad[0] else None
+        return gy, (SigmoidBack.apply(y, h) if ctx.needs_input_grad[1] else None)
+
+
+class Tanh(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.tanh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return TanhBack.apply(ctx.output, g)
+
+
+class TanhBack(Function):
+    """g * (1 - y**2) for y = tanh(x)."""
+
+    @staticmethod
+    def forward(ctx: Context, y: Any, g: Any) -> Any:
+        ctx.save_for_backward(y, g)
+        return g.data * (1.0 - y.data * y.data)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        y, g = ctx.saved_tensors
+        gy = h * g * y * -2.0 if ctx.needs_input_grad[0] else None
+        return gy, (TanhBack.apply(y, h) if ctx.needs_input_grad[1] else None)
+
+
+class ReLU(Function):
+    """max(x, 0), with relu'(0) = 0 (not written as maximum: NaN and the kink)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.where(a.data > 0, a.data, 0.0)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return ReluBack.apply(a, g)
+
+
+class ReluBack(Function):
+    """g where a > 0, else 0. Its derivative in a is 0 almost everywhere."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, g: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.where(a.data > 0, g.data, 0.0)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        (a,) = ctx.saved_tensors
+        return None, ReluBack.apply(a, h)
+
+
+class Abs(Function):
+    """|x|, with abs'(0) = 0 (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.abs(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * _const(a, a.backend.xp.sign(a.data))
+
+
+class Where(Function):
+    """`where(cond, a, b)`: the gradient goes to a where cond, else to b."""
+
+    @staticmethod
+    def forward(ctx: Context, cond: Any, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(cond)
+        return a.backend.xp.where(cond.data, a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (cond,) = ctx.saved_tensors
+        zero = _const(g, g.backend.xp.zeros_like(g.data))
+        ga = Where.apply(cond, g, zero) if ctx.needs_input_grad[1] else None
+        gb = Where.apply(cond, zero, g) if ctx.needs_input_grad[2] else None
+        return None, ga, gb
+
+
+class Softmax(Function):
+    """exp(x - max) / sum(exp(x - max)) along `dim`, with one backward formula."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dim: int) -> Any:
+        xp = a.backend.xp
+        e = xp.exp(a.data - xp.max(a.data, axis=dim, keepdims=True))
+        ctx.dim = dim
+        return e / xp.sum(e, axis=dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        y = ctx.output
+        return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    """x - logsumexp(x) along `dim`, stable for large |x|."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dim: int) -> Any:
+        xp = a.backend.xp
+        shifted = a.data - xp.max(a.data, axis=dim, keepdims=True)
+        ctx.dim = dim
+        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g - ctx.output.exp() * g.sum(ctx.dim, keepdim=True), None
+
+
+# -------------------------------------------------------------- shapes
+class Permute(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, axes: tuple[int, ...]) -> Any:
+        ctx.save_for_backward(axes)
+        return a.backend.xp.permute_dims(a.data, axes)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (axes,) = ctx.saved_tensors
+        inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+        return Permute.apply(g, inverse), None
+
+
+class Reshape(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, shape: tuple[int, ...]) -> Any:
+        ctx.save_for_backward(a.shape)
+        return a.backend.xp.reshape(a.data, shape)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (shape,) = ctx.saved_tensors
+        return Reshape.apply(g, shape), None
+
+
+class BroadcastView(Function):
+    """`broadcast_to(a, shape)`; its backward sums back down (SumTo)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, shape: tuple[int, ...]) -> Any:
+        from torchlight.tensor import broadcast_shapes
+
+        if broadcast_shapes("BroadcastView", a.shape, shape) != tuple(shape):
+            raise ValueError(f"BroadcastView: a tensor of shape {a.shape} cannot be expanded to {tuple(shape)}")
+        ctx.save_for_backward(a.shape)
+        return a.backend.xp.broadcast_to(a.data, tuple(shape))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (shape,) = ctx.saved_tensors
+        return SumTo.apply(g, shape), None
+
+
+class Gather(Function):
+    """`a[key]`: slices, negative steps, integer arrays, boolean masks.
+
+    The backward scatters into zeros and sums repeated indices (through the
+    backend's `scatter_add`: `np.add.at` on NumPy, a portable sort-based
+    segment sum elsewhere).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, key: Any) -> Any:
+        ctx.save_for_backward(a.shape, key)
+        return a.backend.take_key(a.data, key)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, key = ctx.saved_tensors
+        return GatherBack.apply(g, shape, key), None
+
+
+class GatherBack(Function):
+    """zeros(shape) with g added at `key`: the transpose of Gather."""
+
+    @staticmethod
+    def forward(ctx: Context, g: Any, shape: tuple[int, ...], key: Any) -> Any:
+        ctx.save_for_backward(key)
+        return g.backend.scatter_add(shape, key, g.data)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        (key,) = ctx.saved_tensors
+        return Gather.apply(h, key), None, None
+
+
+# ---------------------------------------------------------- copies, moves
+class Clone(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.copy(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return g
+
+
+class AsType(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any, dtype: Any) -> Any:
+        ctx.save_for_backward(a.dtype)
+        return a.backend.xp.astype(a.data, dtype)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (dtype,) = ctx.saved_tensors
+        return AsType.apply(g, dtype), None
+
+
+class To(Function):
+    """Move to another backend and/or device (DLPack where possible)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, backend: Any, device: Any) -> Any:
+        from torchlight.backends.transfer import move
+
+        ctx.save_for_backward(a.backend, a.device)
+        return type(a)._wrap(move(a.data, a.backend, backend, device), backend)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        backend, device = ctx.saved_tensors
+        return To.apply(g, backend, device), None, None

@@ -1,0 +1,153 @@
+"""The backend registry: find a Backend by name or by one of its arrays.
+
+Example:
+    >>> import numpy as np
+    >>> from torchlight import backends
+    >>> backends.of(np.zeros(2)).name
+    'numpy'
+    >>> "numpy" in backends.available()
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
+
+__all__ = [
+    "Backend",
+    "BackendError",
+    "BackendUnavailableError",
+    "available",
+    "get",
+    "get_default_backend",
+    "of",
+    "register",
+    "set_default_backend",
+]
+
+_instances: dict[str, Backend] = {}
+_seed: list[int] = []
+_default = ["numpy"]
+_by_type: dict[type, Backend] = {}
+
+
+def _numpy() -> Backend:
+    from torchlight.backends.numpy import NumpyBackend
+
+    return NumpyBackend()
+
+
+def _cupy() -> Backend:
+    from torchlight.backends.cupy import CupyBackend
+
+    return CupyBackend()
+
+
+def _generic(name: str) -> Callable[[], Backend]:
+    def make() -> Backend:
+        from torchlight.backends.generic import ArrayAPIBackend
+
+        return ArrayAPIBackend(name)
+
+    return make
+
+
+_factories: dict[str, Callable[[], Backend]] = {
+    "numpy": _numpy,
+    "cupy": _cupy,
+    "array_api_strict": _generic("array_api_strict"),
+    "torch": _generic("torch"),
+    "jax": _generic("jax"),
+    "dask": _generic("dask"),
+}
+
+
+def register(name: str, factory: Callable[[], Backend] | Backend) -> None:
+    """Register a backend under `name` (a Backend or a zero-argument factory)."""
+    if isinstance(factory, Backend):
+        instance = factory
+        _factories[name] = lambda: instance
+    else:
+        _factories[name] = factory
+    _instances.pop(name, None)
+    _by_type.clear()
+
+
+def get(name: str | Backend | None = None) -> Backend:
+    """The Backend called `name` (the default backend when None).
+
+    Raises `BackendError` for an unknown name (listing the known ones) and
+    `BackendUnavailableError` when the library cannot run here.
+    """
+    if isinstance(name, Backend):
+        return name
+    if name is None:
+        name = _default[0]
+    instance = _instances.get(name)
+    if instance is not None:
+        return instance
+    factory = _factories.get(name)
+    if factory is None:
+        raise BackendError(f"unknown backend {name!r}; known backends: {', '.join(sorted(_factories))}")
+    instance = factory()
+    if _seed:
+        instance.seed(_seed[0])
+    _instances[name] = instance
+    return instance
+
+
+def of(array: Any) -> Backend:
+    """The Backend of an existing array of any supported library."""
+    backend = _by_type.get(type(array))
+    if backend is not None:
+        return backend
+    import array_api_compat as compat
+
+    checks = [
+        ("numpy", compat.is_numpy_array),
+        ("cupy", compat.is_cupy_array),
+        ("torch", compat.is_torch_array),
+        ("jax", compat.is_jax_array),
+        ("dask", compat.is_dask_array),
+        ("array_api_strict", lambda a: type(a).__module__.startswith("array_api_strict")),
+    ]
+    for name, check in checks:
+        if check(array):
+            backend = get(name)
+            _by_type[type(array)] = backend
+            return backend
+    raise BackendError(f"no backend for an object of type {type(array).__name__}")
+
+
+def available() -> dict[str, tuple[bool, str]]:
+    """Every known backend with (usable, reason) — reason is "" when usable."""
+    result = {}
+    for name in _factories:
+        try:
+            get(name)
+        except BackendUnavailableError as exc:
+            result[name] = (False, str(exc))
+        else:
+            result[name] = (True, "")
+    return result
+
+
+def set_default_backend(name: str) -> None:
+    """Make `name` the backend of tensors made from Python data."""
+    get(name)
+    _default[0] = name
+
+
+def get_default_backend() -> str:
+    """The name of the backend used when none is given (initially "numpy")."""
+    return _default[0]
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generator of every backend, now and when first made."""
+    _seed[:] = [seed]
+    for instance in _instances.values():
+        instance.seed(seed)

@@ -1,0 +1,223 @@
+"""The `Backend`: one array library, seen through its array-API namespace.
+
+A Backend knows which namespace `xp` its arrays speak, which device is its
+default, and how to run a scalar function of `torchlight.scalar` over whole
+arrays (`map`, `zip`, `reduce`). Everything library-specific (scatter-add,
+random numbers, telling whether the library is usable) is a method here, so
+that the ops in `torchlight.autograd.functions` stay portable.
+
+Example:
+    >>> import torchlight as tl
+    >>> be = tl.backends.get("numpy")
+    >>> be.name, be.xp.__name__
+    ('numpy', 'array_api_compat.numpy')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+class BackendError(ValueError):
+    """An unknown backend name, or two backends/devices mixed in one op."""
+
+
+class BackendUnavailableError(RuntimeError):
+    """A known backend that cannot run here (library missing, no device)."""
+
+
+class Backend:
+    """An array library plus the helpers the engine needs from it.
+
+    Subclasses override the few methods whose best form is library-specific;
+    the defaults use only the array API standard.
+    """
+
+    #: arrays of this library can live on several devices (checked per op)
+    multi_device = False
+    #: arrays cannot be written in place (JAX): the engine never needs to
+    immutable = False
+
+    def __init__(self, name: str, xp: Any, device: Any = None) -> None:
+        self.name = name
+        self.xp = xp
+        self.device = device
+        self._rng: Any = None
+        self._float_cache: dict[Any, bool] = {}
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name!r})"
+
+    # ----------------------------------------------------------------- arrays
+    def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
+        """Make an array of this library (no copy when `data` already is one)."""
+        kwargs: dict[str, Any] = {}
+        if dtype is not None:
+            kwargs["dtype"] = self.resolve_dtype(dtype)
+        if device is not None:
+            kwargs["device"] = device
+        if copy is not None:
+            kwargs["copy"] = copy
+        return self.xp.asarray(data, **kwargs)
+
+    def resolve_dtype(self, dtype: Any) -> Any:
+        """A dtype of this namespace from a name like "float32" or a dtype."""
+        if isinstance(dtype, str):
+            return getattr(self.xp, dtype)
+        if isinstance(dtype, type) and issubclass(dtype, float):
+            return self.xp.float64
+        return dtype
+
+    def device_of(self, array: Any) -> Any:
+        """The device an array of this library lives on."""
+        import array_api_compat
+
+        return array_api_compat.device(array)
+
+    def is_floating(self, dtype: Any) -> bool:
+        """Whether `dtype` is a real or complex floating dtype (cached)."""
+        known = self._float_cache.get(dtype)
+        if known is None:
+            known = bool(self.xp.isdtype(dtype, ("real floating", "complex floating")))
+            self._float_cache[dtype] = known
+        return known
+
+    def default_float(self, device: Any = None) -> Any:
+        """The namespace's default real floating dtype on `device`."""
+        info = self.xp.__array_namespace_info__()
+        return info.default_dtypes(device=device)["real floating"]
+
+    def to_numpy(self, array: Any) -> np.ndarray:
+        """A host NumPy copy (the one explicit device-to-host transfer)."""
+        return np.asarray(array)
+
+    def owns_fresh_memory(self, array: Any) -> bool:
+        """True when `array` may become a gradient without a defensive copy.
+
+        The portable answer is "only if the library never writes in place";
+        NumPy's backend looks at `.base` to avoid copies it does not need.
+        """
+        return self.immutable
+
+    def copy(self, array: Any) -> Any:
+        """A copy of `array` on its own device."""
+        return self.xp.asarray(array, copy=True)
+
+    # ------------------------------------------------------------ indexing
+    def take_key(self, array: Any, key: Any) -> Any:
+        """`array[key]`; where the library refuses an integer array mixed with
+        slices (array_api_strict), the same selection through `xp.take`."""
+        try:
+            return array[key]
+        except (IndexError, TypeError, ValueError) as exc:
+            axis, index = _single_array_axis(key, array.ndim)
+            if index is None:
+                shape = tuple(array.shape)
+                raise IndexError(f"Gather: index {key!r} is not supported for shape {shape}: {exc}") from exc
+            flat = self.xp.reshape(index, (-1,))
+            taken = self.xp.take(array, flat, axis=axis)
+            shape = tuple(taken.shape[:axis]) + tuple(index.shape) + tuple(taken.shape[axis + 1:])
+            return self.xp.reshape(taken, shape)
+
+    # ---------------------------------------------------------- scatter-add
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        """zeros(shape) with `values` added at `x[key]`, duplicates summed.
+
+        Portable version: the flat positions that `key` selects are found by
+        indexing an `arange` with the same key, then summed per position with
+        a sorted segment sum (argsort, cumulative_sum, searchsorted), which
+        needs no `__setitem__` and so also serves immutable arrays.
+        """
+        xp = self.xp
+        device = self.device_of(values)
+        size = math.prod(shape)
+        positions = self.take_key(xp.reshape(xp.arange(size, device=device), shape), key)
+        positions = xp.reshape(positions, (-1,))
+        flat = xp.reshape(values, (-1,))
+        if flat.shape[0] == 0:
+            return xp.zeros(shape, dtype=values.dtype, device=device)
+        order = xp.argsort(positions, stable=True)
+        sorted_pos = xp.take(positions, order)
+        acc_dtype = self._accumulate_dtype(values.dtype, device)
+        sorted_vals = xp.astype(xp.take(flat, order), acc_dtype)
+        csum = xp.cumulative_sum(sorted_vals, include_initial=True)
+        targets = xp.arange(size, device=device, dtype=sorted_pos.dtype)
+        hi = xp.searchsorted(sorted_pos, targets, side="right")
+        lo = xp.searchsorted(sorted_pos, targets, side="left")
+        summed = xp.take(csum, hi) - xp.take(csum, lo)
+        return xp.reshape(xp.astype(summed, values.dtype), shape)
+
+    def _accumulate_dtype(self, dtype: Any, device: Any) -> Any:
+        """float64 for the segment sum where the device has it."""
+        xp = self.xp
+        if dtype == xp.float32:
+            info = xp.__array_namespace_info__()
+            if "float64" in info.dtypes(device=device, kind="real floating"):
+                return xp.float64
+        return dtype
+
+    # --------------------------------------------------------------- random
+    def seed(self, seed: int) -> None:
+        """Reseed this backend's generator (called by `tl.manual_seed`)."""
+        self._rng = np.random.default_rng(seed)
+
+    def _generator(self, generator: Any) -> Any:
+        if generator is not None:
+            return generator
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
+
+    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        """Uniform [0, 1) (`kind="rand"`) or standard normal (`"randn"`) samples.
+
+        Portable version: drawn on the host with NumPy, then moved.
+        """
+        rng = self._generator(generator)
+        host = rng.random(shape) if kind == "rand" else rng.standard_normal(shape)
+        dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
+        return self.xp.asarray(self.xp.asarray(host), dtype=dtype, device=device)
+
+    # ------------------------------------------------ scalar functions on arrays
+    def map(self, fn: Callable) -> Callable:
+        """Elementwise `fn(x)` over a Tensor (differentiable) or an array.
+
+        Example:
+            >>> import torchlight as tl
+            >>> from torchlight import scalar
+            >>> tl.backends.get("numpy").map(scalar.exp)(tl.tensor([0.0])).tolist()
+            [1.0]
+        """
+        from torchlight.backends.elementwise import mapper
+
+        return mapper(self, fn)
+
+    def zip(self, fn: Callable) -> Callable:
+        """Elementwise `fn(x, y)` over Tensors (differentiable) or arrays."""
+        from torchlight.backends.elementwise import zipper
+
+        return zipper(self, fn)
+
+    def reduce(self, fn: Callable, start: float) -> Callable:
+        """`reduce(fn, start)(x, dim)`: fold `fn` along `dim` starting at `start`."""
+        from torchlight.backends.elementwise import reducer
+
+        return reducer(self, fn, start)
+
+    # ---------------------------------------------------------- usability
+    def check_usable(self) -> None:
+        """Raise `BackendUnavailableError` with the reason if unusable."""
+
+
+def _single_array_axis(key: Any, ndim: int) -> tuple[int, Any]:
+    """(axis, index array) when `key` is one integer array plus full slices."""
+    key = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(key) if hasattr(k, "shape") and hasattr(k, "dtype")]
+    others_full = all(k == slice(None) or k is Ellipsis for i, k in enumerate(key) if i not in arrays)
+    if len(arrays) != 1 or not others_full or Ellipsis in key[: arrays[0]]:
+        return 0, None
+    return arrays[0], key[arrays[0]]

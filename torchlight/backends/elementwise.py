@@ -1,0 +1,117 @@
+"""`Backend.map/zip/reduce`: scalar functions of `torchlight.scalar` over arrays.
+
+A known scalar function (one that carries `array_fn`) runs as the namespace's
+vectorised function; any other Python callable on numbers still works, one
+element at a time on the host, correctly if slowly. Given Tensors, the
+result is a Tensor recorded by the `Map`/`Zip` Functions, so it has a gradient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def map_array(backend: Any, fn: Callable, x: Any) -> Any:
+    """`fn` applied elementwise to the array `x`."""
+    array_fn = getattr(fn, "array_fn", None)
+    if array_fn is not None:
+        return array_fn(backend.xp, x)
+    return _on_host(backend, np.frompyfunc(fn, 1, 1), x)
+
+
+def zip_array(backend: Any, fn: Callable, x: Any, y: Any) -> Any:
+    """`fn` applied elementwise to the broadcast pair of arrays `x`, `y`."""
+    array_fn = getattr(fn, "array_fn", None)
+    if array_fn is not None:
+        return array_fn(backend.xp, x, y)
+    return _on_host(backend, np.frompyfunc(fn, 2, 1), x, y)
+
+
+def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
+    """Run a per-element Python function through NumPy, then move back."""
+    dtype = arrays[0].dtype if hasattr(arrays[0], "dtype") else None
+    device = backend.device_of(arrays[0]) if hasattr(arrays[0], "dtype") else None
+    host = [backend.to_numpy(a) if hasattr(a, "dtype") else a for a in arrays]
+    out = np.asarray(ufunc(*host), dtype=np.float64)
+    result = backend.xp.asarray(out, device=device) if device is not None else backend.xp.asarray(out)
+    return backend.xp.astype(result, dtype) if dtype is not None else result
+
+
+def mapper(backend: Any, fn: Callable) -> Callable:
+    """The function returned by `Backend.map(fn)`."""
+
+    def mapped(x: Any) -> Any:
+        from torchlight.autograd.functions import Map
+        from torchlight.tensor import Tensor
+
+        if isinstance(x, Tensor):
+            return Map.apply(x, fn)
+        return map_array(backend, fn, x)
+
+    mapped.__name__ = f"map_{getattr(fn, '__name__', 'fn')}"
+    return mapped
+
+
+def zipper(backend: Any, fn: Callable) -> Callable:
+    """The function returned by `Backend.zip(fn)`."""
+
+    def zipped(x: Any, y: Any) -> Any:
+        from torchlight.autograd.functions import Zip
+        from torchlight.tensor import Tensor
+
+        if isinstance(x, Tensor) or isinstance(y, Tensor):
+            like = x if isinstance(x, Tensor) else y
+            return Zip.apply(like._lift(x), like._lift(y), fn)
+        return zip_array(backend, fn, x, y)
+
+    zipped.__name__ = f"zip_{getattr(fn, '__name__', 'fn')}"
+    return zipped
+
+
+def reducer(backend: Any, fn: Callable, start: float) -> Callable:
+    """The function returned by `Backend.reduce(fn, start)`.
+
+    Known reductions (`scalar.add` -> sum, `scalar.mul` -> prod, `scalar.max`
+    -> max) use the namespace; any other function is folded along `dim`.
+    """
+
+    def reduced(x: Any, dim: int | None = None) -> Any:
+        from torchlight.tensor import Tensor
+
+        if isinstance(x, Tensor):
+            return _reduce_tensor(x, fn, start, dim)
+        return _reduce_array(backend, fn, start, x, dim)
+
+    return reduced
+
+
+def _reduce_tensor(x: Any, fn: Callable, start: float, dim: int | None) -> Any:
+    """Differentiable fold: a chain of `zip(fn)` over slices along `dim`."""
+    if dim is None:
+        x, dim = x.reshape((-1,)), 0
+    acc = None
+    for i in range(x.shape[dim]):
+        index = (slice(None),) * (dim % x.ndim) + (i,)
+        item = x[index]
+        acc = item.backend.zip(fn)(item._lift(start) if acc is None else acc, item)
+    if acc is None:
+        shape = tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim)
+        return x._full(shape, start)
+    return acc
+
+
+def _reduce_array(backend: Any, fn: Callable, start: float, x: Any, dim: int | None) -> Any:
+    name = getattr(fn, "reduce_name", None)
+    xp = backend.xp
+    if name is not None:
+        return getattr(xp, name)(x, axis=dim)
+    if dim is None:
+        x, dim = xp.reshape(x, (-1,)), 0
+    acc = xp.full(tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim), start,
+                  dtype=x.dtype, device=backend.device_of(x))
+    for i in range(x.shape[dim]):
+        acc = zip_array(backend, fn, acc, x[(slice(None),) * (dim % x.ndim) + (i,)])
+    return acc

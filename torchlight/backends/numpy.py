@@ -1,0 +1,53 @@
+"""The NumPy backend: `array_api_compat.numpy` on the CPU, with NumPy fast paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from torchlight.backends.base import Backend
+
+
+class NumpyBackend(Backend):
+    """NumPy arrays; `np.add.at` for scatter-add, `np.random.Generator` for noise.
+
+    Example:
+        >>> from torchlight.backends.numpy import NumpyBackend
+        >>> NumpyBackend().scatter_add((3,), np.array([0, 0, 2]), np.ones(3)).tolist()
+        [2.0, 0.0, 1.0]
+    """
+
+    def __init__(self) -> None:
+        import array_api_compat.numpy as xp
+
+        super().__init__("numpy", xp, "cpu")
+
+    def device_of(self, array: Any) -> Any:
+        return "cpu"
+
+    def is_floating(self, dtype: Any) -> bool:
+        return dtype.kind in "fc"
+
+    def default_float(self, device: Any = None) -> Any:
+        return np.float64
+
+    def owns_fresh_memory(self, array: Any) -> bool:
+        # a view (reshape, broadcast_to, transpose) or a read-only array
+        # shares memory with something else: such a gradient is copied.
+        return isinstance(array, np.ndarray) and array.base is None and array.flags.writeable
+
+    def copy(self, array: Any) -> Any:
+        return np.array(array, copy=True)
+
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        out = np.zeros(shape, dtype=values.dtype)
+        np.add.at(out, key, values)
+        return out
+
+    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        rng = self._generator(generator)
+        dtype = np.float64 if dtype is None else self.resolve_dtype(dtype)
+        if kind == "rand":
+            return rng.random(shape, dtype=dtype)
+        return rng.standard_normal(shape, dtype=dtype)

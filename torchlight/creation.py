@@ -1,0 +1,131 @@
+"""Making tensors: `tensor()` and the factories (zeros, ones, rand, ...).
+
+Example:
+    >>> import numpy as np
+    >>> import torchlight as tl
+    >>> a = np.arange(3.0)
+    >>> t = tl.tensor(a, requires_grad=True)
+    >>> np.shares_memory(t.data, a)
+    True
+    >>> tl.zeros((2, 2), dtype="float32").dtype
+    dtype('float32')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torchlight import backends
+from torchlight.backends.transfer import move
+from torchlight.tensor import Tensor
+
+
+def _is_array(data: Any) -> bool:
+    import array_api_compat
+
+    return array_api_compat.is_array_api_obj(data) and not isinstance(data, (int, float, bool, complex))
+
+
+def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, device: Any = None,
+           dtype: Any = None) -> Tensor:
+    """A leaf Tensor from a number, a (nested) list/tuple or an existing array.
+
+    An existing array is wrapped without a copy, its backend and device
+    inferred; asking for another backend, device or dtype makes a copy.
+    """
+    if isinstance(data, Tensor):
+        data = data.data
+    if _is_array(data):
+        source = backends.of(data)
+        target = source if backend is None else backends.get(backend)
+        if target is not source or (device is not None and source.device_of(data) != device):
+            data = move(data, source, target, device)
+        if dtype is not None and data.dtype != target.resolve_dtype(dtype):
+            data = target.xp.astype(data, target.resolve_dtype(dtype))
+        return Tensor(data, target, requires_grad=requires_grad)
+    target = backends.get(backend)
+    array = target.asarray(data, dtype=dtype, device=device)
+    return Tensor(array, target, requires_grad=requires_grad)
+
+
+def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
+    if isinstance(shape, int):
+        return (shape,)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: Any,
+          requires_grad: bool) -> Tensor:
+    be = backends.get(backend)
+    dtype = be.default_float(device) if dtype is None else be.resolve_dtype(dtype)
+    kwargs = {"dtype": dtype}
+    if device is not None:
+        kwargs["device"] = device
+    xp = be.xp
+    if fill == "full":
+        array = xp.full(_shape(shape), value, **kwargs)
+    else:
+        array = getattr(xp, fill)(_shape(shape), **kwargs)
+    return Tensor(array, be, requires_grad=requires_grad)
+
+
+def zeros(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros (default dtype: the backend's default float)."""
+    return _make("zeros", shape, None, backend, device, dtype, requires_grad)
+
+
+def ones(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor of ones."""
+    return _make("ones", shape, None, backend, device, dtype, requires_grad)
+
+
+def full(shape: Any, fill_value: float, *, backend: Any = None, device: Any = None, dtype: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor filled with `fill_value`."""
+    return _make("full", shape, fill_value, backend, device, dtype, requires_grad)
+
+
+def _like(fill: str, t: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
+    array = getattr(t.backend.xp, fill)(t.data, **({} if dtype is None else {"dtype": t.backend.resolve_dtype(dtype)}))
+    return Tensor(array, t.backend, requires_grad=requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `t`'s shape, backend, device and dtype."""
+    return _like("zeros_like", t, dtype, requires_grad)
+
+
+def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of `t`'s shape, backend, device and dtype."""
+    return _like("ones_like", t, dtype, requires_grad)
+
+
+def arange(start: float, stop: float | None = None, step: float = 1, *, backend: Any = None,
+           device: Any = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Evenly spaced values in [start, stop)."""
+    be = backends.get(backend)
+    kwargs: dict[str, Any] = {}
+    if dtype is not None:
+        kwargs["dtype"] = be.resolve_dtype(dtype)
+    if device is not None:
+        kwargs["device"] = device
+    return Tensor(be.xp.arange(start, stop, step, **kwargs), be, requires_grad=requires_grad)
+
+
+def rand(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
+         requires_grad: bool = False, generator: Any = None) -> Tensor:
+    """Uniform samples in [0, 1) from the backend's generator (see `manual_seed`)."""
+    be = backends.get(backend)
+    return Tensor(be.random("rand", _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)
+
+
+def randn(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
+          requires_grad: bool = False, generator: Any = None) -> Tensor:
+    """Standard normal samples from the backend's generator (see `manual_seed`)."""
+    be = backends.get(backend)
+    return Tensor(be.random("randn", _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)

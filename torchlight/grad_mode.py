@@ -1,0 +1,67 @@
+"""Grad mode: whether ops record history. Thread-local, like PyTorch's.
+
+Example:
+    >>> import torchlight as tl
+    >>> x = tl.tensor([1.0], requires_grad=True)
+    >>> with tl.no_grad():
+    ...     (x * 2).requires_grad
+    False
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops on this thread record history for backward."""
+    return getattr(_state, "enabled", True)
+
+
+def set_grad_enabled(mode: bool) -> None:
+    """Turn history recording on or off for this thread."""
+    _state.enabled = bool(mode)
+
+
+class _GradMode:
+    """A context manager and decorator that sets grad mode, then restores it."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._previous = is_grad_enabled()
+        _state.enabled = self.mode
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.enabled = self._previous
+
+    def __call__(self, fn: Callable) -> Callable:
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            previous = is_grad_enabled()
+            _state.enabled = mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _state.enabled = previous
+
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Ops inside record no history: `with tl.no_grad(): ...` or `@tl.no_grad()`."""
+
+    mode = False
+
+
+class enable_grad(_GradMode):
+    """Ops inside record history again, even within `no_grad`."""
+
+    mode = True

@@ -1,0 +1,539 @@
+"""`Tensor`: a backend array plus the bookkeeping reverse mode needs.
+
+Example:
+    >>> import torchlight as tl
+    >>> x = tl.tensor([2.0, 3.0], requires_grad=True)
+    >>> y = (x ** 2).sum()
+    >>> y.backward()
+    >>> x.grad.tolist()
+    [4.0, 6.0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from torchlight import grad_mode
+from torchlight.autograd import function as _function
+from torchlight.autograd import functions as F
+from torchlight.autograd.engine import run_backward
+from torchlight.backends import Backend, BackendError
+
+NOT_A_LEAF = (
+    "The .grad of a non-leaf Tensor is not kept: only leaves (tensors made by the user, "
+    "not by an op) accumulate gradients. Call .retain_grad() on this tensor before "
+    "backward() to keep its gradient."
+)
+
+
+def check_same_backend(op: str, a: Tensor, b: Tensor) -> None:
+    """Raise when two tensors of one op live in different libraries or devices."""
+    if a.backend is not b.backend:
+        raise BackendError(
+            f"{op}: tensors on two backends, {a.backend.name!r} and {b.backend.name!r}; "
+            f"move one with .to(backend={a.backend.name!r}) first"
+        )
+    da, db = a.device, b.device
+    if da != db:
+        raise BackendError(
+            f"{op}: tensors on two devices, {da} and {db} (backend {a.backend.name!r}); "
+            f"move one with .to(device=...) first"
+        )
+
+
+def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
+    """The broadcast shape of `a` and `b`, or a ValueError naming `op` and both."""
+    ndim = max(len(a), len(b))
+    a1 = (1,) * (ndim - len(a)) + tuple(a)
+    b1 = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for m, n in zip(a1, b1):
+        if m != n and m != 1 and n != 1:
+            raise ValueError(f"{op}: shapes {tuple(a)} and {tuple(b)} cannot be broadcast together")
+        out.append(n if m == 1 else m)
+    return tuple(out)
+
+
+class Tensor:
+    """An array of a backend, its gradient, and the History that made it.
+
+    Make tensors with `tl.tensor(...)` or the factories; ops return new
+    Tensors. See the module docstring for an example.
+    """
+
+    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "__weakref__")
+    _is_tensor = True
+    __array_priority__ = 1000
+
+    def __init__(self, data: Any, backend: Backend, requires_grad: bool = False) -> None:
+        self.data = data
+        self.backend = backend
+        self.requires_grad = False
+        self.history = None
+        self._grad = None
+        self._retains_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _wrap(cls, out: Any, backend: Backend) -> Tensor:
+        """A new history-free Tensor around a forward's result (fast path)."""
+        t = object.__new__(Tensor)
+        if type(out) is Tensor:
+            t.data = out.data
+            t.backend = out.backend
+        else:
+            t.data = out
+            t.backend = backend
+        t.requires_grad = False
+        t.history = None
+        t._grad = None
+        t._retains_grad = False
+        return t
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.data.dtype
+
+    @property
+    def device(self) -> Any:
+        return self.backend.device_of(self.data)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.data.shape)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.history is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient (leaves, and non-leaves after retain_grad())."""
+        if self.history is not None and not self._retains_grad:
+            raise AttributeError(NOT_A_LEAF)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            value = Tensor(self.backend.asarray(value), self.backend)
+        if value is not None and value.shape != self.shape:
+            raise ValueError(f"grad: a gradient of shape {value.shape} for a tensor of shape {self.shape}")
+        self._grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set `requires_grad` on a leaf (float dtypes only)."""
+        if requires_grad and not self.backend.is_floating(self.dtype):
+            raise TypeError(
+                f"requires_grad=True needs a floating-point tensor; this one has dtype {self.dtype} "
+                f"(convert with tl.tensor(x, dtype='float64') first)"
+            )
+        if self.history is not None and not requires_grad:
+            raise RuntimeError("requires_grad_(False) on a non-leaf: use .detach() instead")
+        self.requires_grad = requires_grad
+        return self
+
+    # -------------------------------------------------- the Variable protocol
+    @property
+    def parents(self) -> list[Tensor]:
+        if self.history is None:
+            return []
+        return [a for a in self.history.inputs if isinstance(a, Tensor)]
+
+    def is_constant(self) -> bool:
+        return not self.requires_grad
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def chain_rule(self, d_output: Tensor, retain_graph: bool = True) -> list[tuple[Tensor, Tensor]]:
+        """(input, gradient) pairs, each summed back to its input's shape."""
+        history = self.history
+        ctx, fn, inputs = history.ctx, history.last_fn, history.inputs
+        if ctx.released:
+            raise RuntimeError(F.released_message(fn))
+        grads = fn.backward(ctx, d_output)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(inputs):
+            raise RuntimeError(
+                f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
+            )
+        if not retain_graph:
+            ctx.release()
+        pairs = []
+        for inp, g in zip(inputs, grads):
+            if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
+                continue
+            if type(g) is not Tensor:
+                g = Tensor._wrap(g, inp.backend)
+            if g.data.shape != inp.data.shape:
+                g = F.sum_to(g, inp.shape, fn.__name__)
+            if g.data.dtype != inp.data.dtype:
+                g = g.astype(inp.dtype)
+            pairs.append((inp, g))
+        return pairs
+
+    def accumulate_derivative(self, d: Tensor) -> None:
+        """Add `d` into `.grad`; the first gradient never aliases another array."""
+        if d.history is None and not self.backend.owns_fresh_memory(d.data):
+            d = Tensor._wrap(self.backend.copy(d.data), self.backend)
+        elif d.history is not None:
+            d = F.Clone.apply(d)
+        old = self._grad
+        if old is None:
+            self._grad = d
+        elif d.history is None and old.history is None:
+            old.data = old.data + d.data
+        else:
+            self._grad = old + d
+
+    def seed_derivative(self, deriv: Any) -> Tensor:
+        """The gradient that starts backward: a number or a root-shaped array/Tensor."""
+        if isinstance(deriv, (int, float)):
+            return self._full(self.shape, deriv)
+        if not isinstance(deriv, Tensor):
+            deriv = Tensor._wrap(self.backend.asarray(deriv, dtype=self.dtype, device=self.device), self.backend)
+        if deriv.shape != self.shape:
+            raise ValueError(
+                f"backward: the gradient has shape {deriv.shape} but the tensor has shape {self.shape}"
+            )
+        check_same_backend("backward", self, deriv)
+        return deriv
+
+    # --------------------------------------------------------------- autograd
+    def backward(self, grad: Any = None, *, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's `.grad`.
+
+        `grad` defaults to 1.0 for a 0-d tensor and to `ones_like(self)`
+        otherwise; `retain_graph` defaults to `create_graph`.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "backward: this tensor does not require grad and has no history "
+                "(make its leaves with requires_grad=True, outside tl.no_grad())"
+            )
+        seed = self.seed_derivative(1.0 if grad is None else grad)
+        if retain_graph is None:
+            retain_graph = create_graph
+        previous = grad_mode.is_grad_enabled()
+        grad_mode.set_grad_enabled(create_graph)
+        try:
+            run_backward([self], [seed], retain_graph=retain_graph)
+        finally:
+            grad_mode.set_grad_enabled(previous)
+
+    def retain_grad(self) -> Tensor:
+        """Keep the gradient of this non-leaf in `.grad` on the next backward."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad: this tensor does not require grad")
+        self._retains_grad = True
+        return self
+
+    def detach(self) -> Tensor:
+        """The same data (no copy) without history or grad."""
+        return Tensor._wrap(self.data, self.backend)
+
+    def clone(self) -> Tensor:
+        """A copy of the data that stays in the graph."""
+        return F.Clone.apply(self)
+
+    def zero_grad_(self) -> Tensor:
+        """Set `.grad` to zeros in place (allocating it if there is none yet)."""
+        if self._grad is None:
+            self._grad = Tensor._wrap(self.backend.xp.zeros_like(self.data), self.backend)
+        else:
+            self._grad.data = self.backend.xp.zeros_like(self._grad.data)
+        return self
+
+    # ------------------------------------------------------- host and interop
+    def item(self) -> Any:
+        """The single element as a Python number (a device-to-host transfer)."""
+        if self.size != 1:
+            raise ValueError(f"item: the tensor has {self.size} elements, not 1")
+        return self.backend.to_numpy(self.data).reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The data as nested Python lists (a device-to-host transfer)."""
+        return self.backend.to_numpy(self.data).tolist()
+
+    def numpy(self) -> np.ndarray:
+        """A host NumPy array of the data (no copy on the NumPy backend)."""
+        return self.backend.to_numpy(self.data)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self.backend.name == "cupy":
+            raise TypeError("implicit conversion of a CuPy tensor to NumPy: call .numpy() to copy it to the host")
+        out = self.backend.to_numpy(self.data)
+        return out if dtype is None else out.astype(dtype)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.data.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.data.__dlpack_device__()
+
+    def to(self, backend: str | Backend | None = None, device: Any = None) -> Tensor:
+        """This tensor on another backend and/or device (a copy; differentiable)."""
+        from torchlight.backends import get
+
+        target = self.backend if backend is None else get(backend)
+        if target is self.backend and (device is None or device == self.device):
+            return self
+        return F.To.apply(self, target, device)
+
+    def astype(self, dtype: Any) -> Tensor:
+        """A copy with another dtype (differentiable between float dtypes)."""
+        return F.AsType.apply(self, self.backend.resolve_dtype(dtype))
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(") if self.backend.name != "cupy" \
+            else repr(self.data)
+        extras = []
+        if self.backend.name != "numpy":
+            extras.append(f"backend={self.backend.name!r}")
+        if self.history is not None:
+            extras.append(f"grad_fn=<{self.history.last_fn.__name__}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    # ---------------------------------------------------------------- helpers
+    def _lift(self, other: Any) -> Tensor:
+        """`other` as a Tensor of this backend; numbers take this tensor's dtype."""
+        if isinstance(other, Tensor):
+            return other
+        if isinstance(other, (bool, int, float)):
+            dtype = self.data.dtype
+            if isinstance(other, float) and not self.backend.is_floating(dtype):
+                dtype = self.backend.default_float(self.device)
+            return Tensor._wrap(self.backend.xp.asarray(other, dtype=dtype, device=self.device), self.backend)
+        return Tensor._wrap(self.backend.asarray(other, device=self.device), self.backend)
+
+    def _full(self, shape: Sequence[int], value: float) -> Tensor:
+        return Tensor._wrap(
+            self.backend.xp.full(tuple(shape), value, dtype=self.dtype, device=self.device), self.backend
+        )
+
+    def _binary(self, fn: type, other: Any, reverse: bool = False) -> Tensor:
+        other = self._lift(other)
+        a, b = (other, self) if reverse else (self, other)
+        if a.data.shape != b.data.shape:
+            broadcast_shapes(fn.__name__, a.shape, b.shape)
+        return fn.apply(a, b)
+
+    # -------------------------------------------------------------- operators
+    def __add__(self, other: Any) -> Tensor:
+        return self._binary(F.Add, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return self._binary(F.Add, other, reverse=True)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return self._binary(F.Sub, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return self._binary(F.Sub, other, reverse=True)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return self._binary(F.Mul, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return self._binary(F.Mul, other, reverse=True)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return self._binary(F.Div, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return self._binary(F.Div, other, reverse=True)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+            return F.Pow.apply(self, exponent)
+        return self._binary(F.Pow, exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return self._binary(F.Pow, base, reverse=True)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return F.matmul(self, self._lift(other))
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return F.matmul(self._lift(other), self)
+
+    def __neg__(self) -> Tensor:
+        return F.Neg.apply(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return F.Abs.apply(self)
+
+    def _compare(self, op: str, other: Any) -> Tensor:
+        other = self._lift(other)
+        check_same_backend(op, self, other)
+        if self.data.shape != other.data.shape:
+            broadcast_shapes(op, self.shape, other.shape)
+        return Tensor._wrap(getattr(self.data, op)(other.data), self.backend)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._compare("__lt__", other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._compare("__le__", other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._compare("__gt__", other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._compare("__ge__", other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare("__eq__", other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare("__ne__", other)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return F.Gather.apply(self, F.index_key(key, self))
+
+    # ---------------------------------------------------------------- methods
+    def abs(self) -> Tensor:
+        """|x|; the gradient at 0 is 0 (as PyTorch)."""
+        return F.Abs.apply(self)
+
+    def neg(self) -> Tensor:
+        return F.Neg.apply(self)
+
+    def exp(self) -> Tensor:
+        return F.Exp.apply(self)
+
+    def log(self) -> Tensor:
+        """Natural log; log(0) is -inf and its gradient inf, as NumPy."""
+        return F.Log.apply(self)
+
+    def sigmoid(self) -> Tensor:
+        return F.Sigmoid.apply(self)
+
+    def relu(self) -> Tensor:
+        """max(x, 0); the gradient at 0 is 0 (as PyTorch)."""
+        return F.ReLU.apply(self)
+
+    def tanh(self) -> Tensor:
+        return F.Tanh.apply(self)
+
+    def sqrt(self) -> Tensor:
+        return F.Sqrt.apply(self)
+
+    def inv(self) -> Tensor:
+        """1 / x."""
+        return F.Inv.apply(self)
+
+    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        return F.Sum.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+
+    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        dims = F.normalize_dims(dim, self.ndim)
+        count = math.prod(self.shape[d] for d in dims)
+        return F.Sum.apply(self, dims, keepdim) * (1.0 / count if count else math.nan)
+
+    def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The maximum values (ties share the gradient evenly); see argmax."""
+        if self.size == 0:
+            raise ValueError(f"max: the tensor of shape {self.shape} is empty")
+        return F.Max.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Indices of the maxima (no gradient)."""
+        return Tensor._wrap(self.backend.xp.argmax(self.data, axis=dim, keepdims=keepdim), self.backend)
+
+    def permute(self, *dims: int) -> Tensor:
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return F.Permute.apply(self, tuple(d % self.ndim for d in dims) if self.ndim else ())
+
+    def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
+        axes = list(range(self.ndim))
+        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return F.Permute.apply(self, tuple(axes))
+
+    @property
+    def T(self) -> Tensor:
+        """All dimensions reversed."""
+        return F.Permute.apply(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped (a batch of matrices transposed)."""
+        return self.transpose(-2, -1)
+
+    def reshape(self, *shape: int) -> Tensor:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return F.Reshape.apply(self, F.resolve_shape(shape, self.shape))
+
+    view = reshape
+
+    def expand(self, *shape: int) -> Tensor:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(n if n != -1 else self.shape[i - len(shape) + self.ndim]
+                      for i, n in enumerate(shape))
+        return F.BroadcastView.apply(self, shape)
+
+    broadcast_to = expand
+
+    def softmax(self, dim: int = -1) -> Tensor:
+        return F.Softmax.apply(self, dim % self.ndim if self.ndim else 0)
+
+    def log_softmax(self, dim: int = -1) -> Tensor:
+        return F.LogSoftmax.apply(self, dim % self.ndim if self.ndim else 0)
+
+    def mse_loss(self, target: Any) -> Tensor:
+        """Mean of the squared differences to `target`."""
+        target = self._lift(target)
+        if target.shape != self.shape:
+            raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
+        diff = self - target
+        return (diff * diff).mean()
+
+
+_function.Tensor = Tensor
+_function.check_same_backend = check_same_backend
