@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from torchlight import grad_mode
 from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import run_backward
@@ -232,12 +231,7 @@ class Tensor:
         seed = self.seed_derivative(1.0 if grad is None else grad)
         if retain_graph is None:
             retain_graph = create_graph
-        previous = grad_mode.is_grad_enabled()
-        grad_mode.set_grad_enabled(create_graph)
-        try:
-            run_backward([self], [seed], retain_graph=retain_graph)
-        finally:
-            grad_mode.set_grad_enabled(previous)
+        run_backward([self], [seed], retain_graph=retain_graph, create_graph=create_graph)
 
     def retain_grad(self) -> Tensor:
         """Keep the gradient of this non-leaf in `.grad` on the next backward."""

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from torchlight import grad_mode
+
 
 def topological_sort(variable: Any) -> list[Any]:
     """The non-constant nodes feeding `variable`, leaves first, root last.
@@ -53,26 +55,36 @@ def _is_variable(obj: Any) -> bool:
     return hasattr(obj, "chain_rule") and not obj.is_constant()
 
 
-def backpropagate(variable: Any, deriv: Any, *, retain_graph: bool = True) -> None:
+def backpropagate(variable: Any, deriv: Any, *, retain_graph: bool = True, create_graph: bool = False) -> None:
     """Chain-rule `deriv` from `variable` back, adding into leaf `.grad`s.
 
     `deriv` is a number (broadcast to the root's shape) or an array/Tensor of
     the root's shape. Leaf gradients are committed only once the whole walk
     has succeeded, so a walk that raises leaves every `.grad` as it was.
     With `retain_graph=False` each node's saved tensors are freed as soon as
-    its backward has run.
+    its backward has run; `create_graph=True` records the backward pass.
     """
-    run_backward([variable], [deriv], retain_graph=retain_graph)
+    run_backward([variable], [deriv], retain_graph=retain_graph, create_graph=create_graph)
 
 
 def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: bool,
-                 capture: Iterable[Any] | None = None) -> list[Any] | None:
+                 create_graph: bool = False, capture: Iterable[Any] | None = None) -> list[Any] | None:
     """The engine behind `backpropagate`, `Tensor.backward` and `autograd.grad`.
 
-    With `capture` (a list of nodes), nothing is accumulated: the summed
-    gradient reaching each captured node is returned instead (None where no
-    gradient arrives).
+    Grad mode is `create_graph` during the walk. With `capture` (a list of
+    nodes), nothing is accumulated: the summed gradient reaching each
+    captured node is returned instead (None where no gradient arrives).
     """
+    previous = grad_mode.is_grad_enabled()
+    grad_mode.set_grad_enabled(create_graph)
+    try:
+        return _walk(roots, derivs, retain_graph, capture)
+    finally:
+        grad_mode.set_grad_enabled(previous)
+
+
+def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
+          capture: Iterable[Any] | None) -> list[Any] | None:
     grads: dict[int, Any] = {}
     for root, deriv in zip(roots, derivs):
         d = root.seed_derivative(deriv)

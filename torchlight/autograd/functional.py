@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from torchlight import grad_mode
 from torchlight.autograd.engine import run_backward
 
 
@@ -36,13 +35,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
     _check(outputs, inputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    previous = grad_mode.is_grad_enabled()
-    grad_mode.set_grad_enabled(create_graph)
-    try:
-        seeds = [o.seed_derivative(g) for o, g in zip(outputs, grad_outputs)]
-        grads = run_backward(outputs, seeds, retain_graph=retain_graph, capture=inputs)
-    finally:
-        grad_mode.set_grad_enabled(previous)
+    seeds = [o.seed_derivative(g) for o, g in zip(outputs, grad_outputs)]
+    grads = run_backward(outputs, seeds, retain_graph=retain_graph, create_graph=create_graph, capture=inputs)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
             raise RuntimeError(
