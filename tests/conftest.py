@@ -1,8 +1,11 @@
 """The backend fixture: every test that takes `backend` runs once per backend.
 
 Default backends: numpy and array_api_strict (always installed with the
-`test` extra). `--backend NAME` (repeatable) picks others: torch, jax, cupy.
-A backend that cannot run here is skipped with its reason, never passed.
+`test` extra, so they always run in CI). `--backend NAME` (repeatable) picks
+others: torch, jax, cupy, dask; `--backend all` runs every registered
+backend. A backend that cannot run here is skipped with its reason, never
+passed. `device` is `--device` resolved by the backend (e.g. "device1" for
+array_api_strict, "0" for cupy), else the backend's default device.
 """
 
 from __future__ import annotations
@@ -14,15 +17,24 @@ import torchlight as tl
 DEFAULT_BACKENDS = ("numpy", "array_api_strict")
 
 
+def backend_names(config: pytest.Config) -> list[str]:
+    """The backends chosen on the command line (see the module docstring)."""
+    names = config.getoption("--backend") or list(DEFAULT_BACKENDS)
+    if "all" in names:
+        names = list(tl.backends.available())
+    return list(dict.fromkeys(names))
+
+
 def pytest_generate_tests(metafunc):
     if "backend" in metafunc.fixturenames:
-        names = metafunc.config.getoption("--backend") or list(DEFAULT_BACKENDS)
-        metafunc.parametrize("backend", names, indirect=True)
+        metafunc.parametrize("backend", backend_names(metafunc.config), indirect=True)
 
 
 @pytest.fixture
 def backend(request):
     """The Backend object under test (skips with the reason when unusable)."""
+    if request.param == "jax":
+        _enable_jax_float64()
     try:
         return tl.backends.get(request.param)
     except tl.BackendUnavailableError as exc:
@@ -35,6 +47,13 @@ def device(request, backend):
     chosen = request.config.getoption("--device")
     if chosen is None:
         return backend.device
-    if backend.name == "array_api_strict":
-        return backend.xp.Device(chosen)
-    return chosen
+    return backend.resolve_device(chosen)
+
+
+def _enable_jax_float64() -> None:
+    """The tests check gradients in float64, which JAX only has with x64 on."""
+    try:
+        import jax
+    except ImportError:
+        return
+    jax.config.update("jax_enable_x64", True)

@@ -39,6 +39,7 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     if _is_array(data):
         source = backends.of(data)
         target = source if backend is None else backends.get(backend)
+        device = target.resolve_device(device)
         if target is not source or (device is not None and source.device_of(data) != device):
             data = move(data, source, target, device)
         if dtype is not None and data.dtype != target.resolve_dtype(dtype):
@@ -60,6 +61,7 @@ def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
 def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: Any,
           requires_grad: bool) -> Tensor:
     be = backends.get(backend)
+    device = be.resolve_device(device)
     dtype = be.default_float(device) if dtype is None else be.resolve_dtype(dtype)
     kwargs = {"dtype": dtype}
     if device is not None:
@@ -113,7 +115,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
     if dtype is not None:
         kwargs["dtype"] = be.resolve_dtype(dtype)
     if device is not None:
-        kwargs["device"] = device
+        kwargs["device"] = be.resolve_device(device)
     return Tensor(be.xp.arange(start, stop, step, **kwargs), be, requires_grad=requires_grad)
 
 

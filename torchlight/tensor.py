@@ -272,10 +272,15 @@ class Tensor:
         return self.backend.to_numpy(self.data)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if self.backend.name == "cupy":
-            raise TypeError("implicit conversion of a CuPy tensor to NumPy: call .numpy() to copy it to the host")
+        if not self.backend.is_host(self.data):
+            raise TypeError(
+                f"implicit conversion of a {self.backend.name!r} tensor on {self.device} to NumPy: "
+                "call .numpy() to copy it to the host explicitly"
+            )
         out = self.backend.to_numpy(self.data)
-        return out if dtype is None else out.astype(dtype)
+        if dtype is not None:
+            out = out.astype(dtype)
+        return np.array(out, copy=True) if copy else out
 
     def __dlpack__(self, **kwargs: Any) -> Any:
         return self.data.__dlpack__(**kwargs)
@@ -284,10 +289,12 @@ class Tensor:
         return self.data.__dlpack_device__()
 
     def to(self, backend: str | Backend | None = None, device: Any = None) -> Tensor:
-        """This tensor on another backend and/or device (a copy; differentiable)."""
+        """This tensor on another backend and/or device, differentiable. A copy,
+        except between CPU libraries, where DLPack shares the memory."""
         from torchlight.backends import get
 
         target = self.backend if backend is None else get(backend)
+        device = target.resolve_device(device)
         if target is self.backend and (device is None or device == self.device):
             return self
         return F.To.apply(self, target, device)

@@ -48,9 +48,9 @@ def _cupy() -> Backend:
 
 def _generic(name: str) -> Callable[[], Backend]:
     def make() -> Backend:
-        from torchlight.backends.generic import ArrayAPIBackend
+        from torchlight.backends import generic
 
-        return ArrayAPIBackend(name)
+        return generic.make(name)
 
     return make
 

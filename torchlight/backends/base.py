@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends import indexing
+
 
 class BackendError(ValueError):
     """An unknown backend name, or two backends/devices mixed in one op."""
@@ -59,7 +61,7 @@ class Backend:
         if dtype is not None:
             kwargs["dtype"] = self.resolve_dtype(dtype)
         if device is not None:
-            kwargs["device"] = device
+            kwargs["device"] = self.resolve_device(device)
         if copy is not None:
             kwargs["copy"] = copy
         return self.xp.asarray(data, **kwargs)
@@ -71,6 +73,15 @@ class Backend:
         if isinstance(dtype, type) and issubclass(dtype, float):
             return self.xp.float64
         return dtype
+
+    def resolve_device(self, device: Any) -> Any:
+        """The library's own device object for `device` (a name like "cpu",
+        "device1", "cuda:0", an index, or already a device); None stays None."""
+        return device
+
+    def is_host(self, array: Any) -> bool:
+        """Whether `array` lives in host memory (where `__array__` is allowed)."""
+        return True
 
     def device_of(self, array: Any) -> Any:
         """The device an array of this library lives on."""
@@ -109,19 +120,9 @@ class Backend:
 
     # ------------------------------------------------------------ indexing
     def take_key(self, array: Any, key: Any) -> Any:
-        """`array[key]`; where the library refuses an integer array mixed with
-        slices (array_api_strict), the same selection through `xp.take`."""
-        try:
-            return array[key]
-        except (IndexError, TypeError, ValueError) as exc:
-            axis, index = _single_array_axis(key, array.ndim)
-            if index is None:
-                shape = tuple(array.shape)
-                raise IndexError(f"Gather: index {key!r} is not supported for shape {shape}: {exc}") from exc
-            flat = self.xp.reshape(index, (-1,))
-            taken = self.xp.take(array, flat, axis=axis)
-            shape = tuple(taken.shape[:axis]) + tuple(index.shape) + tuple(taken.shape[axis + 1:])
-            return self.xp.reshape(taken, shape)
+        """`array[key]` with NumPy's meaning, rewritten in standard functions
+        where the library refuses the key (see `torchlight.backends.indexing`)."""
+        return indexing.take(self.xp, array, key)
 
     # ---------------------------------------------------------- scatter-add
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
@@ -175,12 +176,17 @@ class Backend:
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         """Uniform [0, 1) (`kind="rand"`) or standard normal (`"randn"`) samples.
 
-        Portable version: drawn on the host with NumPy, then moved.
+        Portable version (for libraries without a generator of their own in
+        the standard): drawn on the host by a seeded NumPy generator, cast to
+        `dtype` there, then moved to `device` (so a device without float64
+        never sees one).
         """
         rng = self._generator(generator)
         host = rng.random(shape) if kind == "rand" else rng.standard_normal(shape)
+        device = self.resolve_device(device)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
-        return self.xp.asarray(self.xp.asarray(host), dtype=dtype, device=device)
+        host = host.astype(str(dtype).rsplit(".", 1)[-1])
+        return self.xp.asarray(host, dtype=dtype, device=device if device is not None else self.device)
 
     # ------------------------------------------------ scalar functions on arrays
     def map(self, fn: Callable) -> Callable:
@@ -211,13 +217,3 @@ class Backend:
     # ---------------------------------------------------------- usability
     def check_usable(self) -> None:
         """Raise `BackendUnavailableError` with the reason if unusable."""
-
-
-def _single_array_axis(key: Any, ndim: int) -> tuple[int, Any]:
-    """(axis, index array) when `key` is one integer array plus full slices."""
-    key = key if isinstance(key, tuple) else (key,)
-    arrays = [i for i, k in enumerate(key) if hasattr(k, "shape") and hasattr(k, "dtype")]
-    others_full = all(k == slice(None) or k is Ellipsis for i, k in enumerate(key) if i not in arrays)
-    if len(arrays) != 1 or not others_full or Ellipsis in key[: arrays[0]]:
-        return 0, None
-    return arrays[0], key[arrays[0]]

@@ -1,7 +1,14 @@
 """The CuPy backend: `array_api_compat.cupy` on a CUDA GPU.
 
 CuPy is imported only when this backend is first asked for, never by
-`import torchlight`. Install it with the `cuda12` or `cuda13` extra.
+`import torchlight`. Install it with the `cuda12` or `cuda13` extra (the
+cupy-cuda12x / cupy-cuda13x wheels; never plain `cupy`, a source build).
+
+Example (on a machine with CuPy and a GPU):
+    >>> import torchlight as tl                                    # doctest: +SKIP
+    >>> x = tl.tensor([1.0, 2.0], backend="cupy", device=0, requires_grad=True)  # doctest: +SKIP
+    >>> (x * x).sum().backward(); type(x.grad.data)                # doctest: +SKIP
+    <class 'cupy.ndarray'>
 """
 
 from __future__ import annotations
@@ -10,16 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from torchlight.backends.base import Backend, BackendUnavailableError
+from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
 
 INSTALL_HINT = (
-    "install CuPy with `pip install 'torchlight[cuda12]'` (CUDA 12) or "
-    "`pip install 'torchlight[cuda13]'` (CUDA 13)"
+    "install CuPy with `pip install 'torchlight[cuda12]'` (CUDA 12 driver) or "
+    "`pip install 'torchlight[cuda13]'` (CUDA 13 driver), one of the two, never plain `cupy`"
 )
 
 
 def unusable_reason() -> str | None:
-    """Why CuPy cannot run here, or None when it can."""
+    """Why CuPy cannot run here, or None when it can.
+
+    On a machine without a driver `getDeviceCount()` raises
+    `CUDARuntimeError` rather than returning 0, so both are checked.
+    """
     try:
         import cupy
     except ImportError as exc:
@@ -27,14 +38,16 @@ def unusable_reason() -> str | None:
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError where no driver is present
-        return f"CuPy is installed but no CUDA device is visible ({exc.__class__.__name__}: {exc})"
+        return (f"CuPy is installed but no CUDA device is visible ({exc.__class__.__name__}: {exc}); "
+                "run on a machine with an NVIDIA GPU and driver, or check CUDA_VISIBLE_DEVICES")
     if count == 0:
-        return "CuPy is installed but no CUDA device is visible (0 devices)"
+        return "CuPy is installed but no CUDA device is visible (0 devices); check CUDA_VISIBLE_DEVICES"
     return None
 
 
 class CupyBackend(Backend):
-    """CuPy arrays on CUDA devices; `cupyx.scatter_add` and CuPy's generator."""
+    """CuPy arrays on CUDA devices; `cupy.add.at` for scatter-add and CuPy's
+    own generator (one per device) for random numbers."""
 
     multi_device = True
 
@@ -45,43 +58,66 @@ class CupyBackend(Backend):
         import array_api_compat.cupy as xp
         import cupy
 
-        super().__init__("cupy", xp, cupy.cuda.Device())
         self._cupy = cupy
+        super().__init__("cupy", xp, cupy.cuda.Device())
+        self._generators: dict[int, Any] = {}
+        self._seed: int | None = None
+
+    def resolve_device(self, device: Any) -> Any:
+        if device is None or isinstance(device, self._cupy.cuda.Device):
+            return device
+        text = str(device).removeprefix("cuda").lstrip(":") or "0"
+        try:
+            index = int(text)
+        except ValueError:
+            raise BackendError(f"backend 'cupy': a device is a GPU index like 0 or 'cuda:0', not {device!r}") \
+                from None
+        count = self._cupy.cuda.runtime.getDeviceCount()
+        if not 0 <= index < count:
+            raise BackendError(f"backend 'cupy': no GPU {index}; {count} visible")
+        return self._cupy.cuda.Device(index)
 
     def device_of(self, array: Any) -> Any:
         return array.device
 
+    def is_host(self, array: Any) -> bool:
+        return False
+
     def to_numpy(self, array: Any) -> np.ndarray:
         return self._cupy.asnumpy(array)
 
+    def owns_fresh_memory(self, array: Any) -> bool:
+        return array.base is None
+
     def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
-        if isinstance(device, int):
-            device = self._cupy.cuda.Device(device)
+        device = self.resolve_device(device)
         if device is None:
             return super().asarray(data, dtype=dtype, copy=copy)
         with device:
             return super().asarray(data, dtype=dtype, copy=copy)
 
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
-        import cupyx
-
         with values.device:
             out = self._cupy.zeros(shape, dtype=values.dtype)
-            cupyx.scatter_add(out, key, values)
+            self._cupy.add.at(out, key, values)
         return out
 
     def seed(self, seed: int) -> None:
-        self._rng = self._cupy.random.default_rng(seed)
+        self._seed = seed
+        self._generators.clear()
 
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
-        if generator is None and self._rng is None:
-            self._rng = self._cupy.random.default_rng()
-        rng = generator if generator is not None else self._rng
+        device = self.resolve_device(device) or self._cupy.cuda.Device()
         dtype = self._cupy.float64 if dtype is None else self.resolve_dtype(dtype)
-        device = self.device if device is None else device
-        if isinstance(device, int):
-            device = self._cupy.cuda.Device(device)
         with device:
+            rng = generator if generator is not None else self._device_generator(device.id)
             if kind == "rand":
                 return rng.random(shape, dtype=dtype)
             return rng.standard_normal(shape, dtype=dtype)
+
+    def _device_generator(self, index: int) -> Any:
+        rng = self._generators.get(index)
+        if rng is None:
+            rng = self._cupy.random.default_rng(self._seed)
+            self._generators[index] = rng
+        return rng

@@ -2,77 +2,41 @@
 
 array_api_strict (the reference implementation of the standard), PyTorch
 tensors used as plain arrays, JAX arrays (immutable) and Dask arrays (lazy)
-are all served by `ArrayAPIBackend` over their compat namespace, with a
-scatter-add fast path where the library has one.
+are all served by `ArrayAPIBackend` over their compat namespace. The few
+things worth doing the library's own way (scatter-add, random numbers,
+devices) are small subclasses here, each with the portable version of
+`Backend` as its fallback.
+
+Example:
+    >>> from torchlight.backends.generic import make
+    >>> make("array_api_strict").xp.__name__
+    'array_api_strict'
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 from typing import Any
 
 import numpy as np
 
-from torchlight.backends.base import Backend, BackendUnavailableError
+from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
 
-#: backend name -> (module to import, pip requirement that provides it)
+#: backend name -> (module to import, what to install to get it)
 LIBRARIES = {
-    "array_api_strict": ("array_api_strict", "array-api-strict"),
-    "torch": ("torch", "torch (the CPU build: see docs/backends.md)"),
-    "jax": ("jax.numpy", "jax"),
-    "dask": ("dask.array", "dask[array]"),
+    "array_api_strict": ("array_api_strict", "run `pip install array-api-strict`"),
+    "torch": ("torch", "install PyTorch's CPU build first, then `pip install 'torchlight[test-backends]'` "
+                       "(see docs/backends.md)"),
+    "jax": ("jax.numpy", "run `pip install jax jaxlib`"),
+    "dask": ("dask.array", "run `pip install 'dask[array]'`"),
 }
 
 
-class ArrayAPIBackend(Backend):
-    """A Backend over any array-API namespace, with per-library fast paths.
-
-    Example:
-        >>> from torchlight.backends.generic import ArrayAPIBackend
-        >>> ArrayAPIBackend("array_api_strict").xp.__name__
-        'array_api_strict'
-    """
-
-    def __init__(self, name: str) -> None:
-        module_name, requirement = LIBRARIES[name]
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise BackendUnavailableError(
-                f"backend {name!r} is not usable: {module_name} is not installed ({exc}); "
-                f"install {requirement}"
-            ) from exc
-        import array_api_compat
-
-        xp = array_api_compat.array_namespace(module.asarray([0.0]))
-        info = xp.__array_namespace_info__()
-        super().__init__(name, xp, info.default_device())
-        self.multi_device = len(info.devices()) > 1 if name != "dask" else False
-        self.immutable = name == "jax"
-        self._module = module
-
-    def to_numpy(self, array: Any) -> np.ndarray:
-        if self.name == "torch":
-            return array.detach().cpu().numpy()
-        if self.name == "array_api_strict":
-            cpu = self.xp.asarray(array, device=self.xp.Device("CPU_DEVICE"))
-            return np.asarray(cpu._array)
-        return np.asarray(array)
-
-    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
-        if self.name == "jax":
-            return self.xp.zeros(shape, dtype=values.dtype, device=self.device_of(values)).at[key].add(values)
-        if self.name == "torch":
-            return self._torch_scatter_add(shape, key, values)
-        return super().scatter_add(shape, key, values)
-
-    def _torch_scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
-        torch = self._module
-        device = values.device
-        positions = torch.arange(int(np.prod(shape)), device=device).reshape(shape)[key]
-        out = torch.zeros(int(np.prod(shape)), dtype=values.dtype, device=device)
-        out.index_add_(0, positions.reshape(-1), values.reshape(-1))
-        return out.reshape(shape)
+def make(name: str) -> Backend:
+    """The Backend for library `name` (raises BackendUnavailableError if missing)."""
+    cls = {"torch": TorchBackend, "jax": JaxBackend}.get(name, ArrayAPIBackend)
+    return cls(name)
 
 
 def unusable_reason(name: str) -> str | None:
@@ -81,5 +45,143 @@ def unusable_reason(name: str) -> str | None:
     try:
         importlib.import_module(module_name)
     except ImportError as exc:
-        return f"{module_name} is not installed ({exc}); install {requirement}"
+        return f"{module_name} is not installed ({exc}); {requirement}"
     return None
+
+
+class ArrayAPIBackend(Backend):
+    """A Backend over any array-API namespace (portable paths throughout)."""
+
+    def __init__(self, name: str) -> None:
+        reason = unusable_reason(name)
+        if reason is not None:
+            raise BackendUnavailableError(f"backend {name!r} is not usable: {reason}")
+        import array_api_compat
+
+        self._module = importlib.import_module(LIBRARIES[name][0])
+        xp = array_api_compat.array_namespace(self._module.asarray([0.0]))
+        info = xp.__array_namespace_info__()
+        devices = [d for d in info.devices() if d is not None]
+        default = info.default_device()
+        super().__init__(name, xp, default if default is not None else (devices[0] if devices else None))
+        self.devices = devices
+        self.multi_device = len(devices) > 1
+
+    def resolve_device(self, device: Any) -> Any:
+        if device is None or device in self.devices:
+            return device
+        text = str(device)
+        for d in self.devices:
+            if text in (str(d), repr(d)) or str(d) == f"{text}:0":
+                return d
+        if self.name == "array_api_strict":
+            try:
+                return self.xp.Device(text)
+            except ValueError:
+                pass
+        raise BackendError(f"backend {self.name!r} has no device {device!r}; its devices: {self.devices}")
+
+    def is_host(self, array: Any) -> bool:
+        if self.name == "array_api_strict":
+            return self.device_of(array) == self.xp.Device("CPU_DEVICE")
+        return True
+
+    def to_numpy(self, array: Any) -> np.ndarray:
+        if self.name == "array_api_strict":
+            # strict refuses __array__ off its CPU_DEVICE: move there first
+            return np.from_dlpack(self.xp.asarray(array, device=self.xp.Device("CPU_DEVICE")))
+        return np.asarray(array)
+
+
+class TorchBackend(ArrayAPIBackend):
+    """PyTorch tensors used as plain arrays: `index_add_`, `torch.Generator`."""
+
+    def __init__(self, name: str = "torch") -> None:
+        super().__init__(name)
+        self._generators: dict[Any, Any] = {}
+        self._seed: int | None = None
+
+    def resolve_device(self, device: Any) -> Any:
+        return None if device is None else self._module.device(device)
+
+    def is_host(self, array: Any) -> bool:
+        return array.device.type == "cpu"
+
+    def to_numpy(self, array: Any) -> np.ndarray:
+        return array.detach().cpu().numpy()
+
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        torch = self._module
+        size = math.prod(shape)
+        positions = self.take_key(torch.arange(size, device=values.device).reshape(shape), key)
+        out = torch.zeros(size, dtype=values.dtype, device=values.device)
+        out.index_add_(0, positions.reshape(-1), values.reshape(-1))
+        return out.reshape(shape)
+
+    def seed(self, seed: int) -> None:
+        self._seed = seed
+        self._generators.clear()
+
+    def _torch_generator(self, device: Any) -> Any:
+        generator = self._generators.get(device)
+        if generator is None:
+            generator = self._module.Generator(device=device)
+            if self._seed is None:
+                generator.seed()
+            else:
+                generator.manual_seed(self._seed)
+            self._generators[device] = generator
+        return generator
+
+    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        device = self.resolve_device(device) or self.device
+        dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
+        generator = generator if generator is not None else self._torch_generator(device)
+        sample = self._module.rand if kind == "rand" else self._module.randn
+        return sample(shape, generator=generator, dtype=dtype, device=device)
+
+
+class JaxBackend(ArrayAPIBackend):
+    """JAX arrays: immutable (the engine never writes in place), `.at[].add`,
+    and a `jax.random` key split once per draw."""
+
+    immutable = True
+
+    def __init__(self, name: str = "jax") -> None:
+        super().__init__(name)
+        import jax
+
+        self._jax = jax
+        self._key: Any = None
+
+    def resolve_device(self, device: Any) -> Any:
+        if device is None or isinstance(device, self._jax.Device):
+            return device
+        if isinstance(device, int):
+            return self._jax.devices()[device]
+        platform, _, index = str(device).partition(":")
+        try:
+            return self._jax.devices(platform)[int(index or 0)]
+        except (RuntimeError, IndexError, ValueError) as exc:
+            raise BackendError(f"backend 'jax' has no device {device!r}: {exc}") from exc
+
+    def is_host(self, array: Any) -> bool:
+        return all(d.platform == "cpu" for d in array.devices())
+
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        zeros = self.xp.zeros(shape, dtype=values.dtype, device=self.device_of(values))
+        return zeros.at[key].add(values)
+
+    def seed(self, seed: int) -> None:
+        self._key = self._jax.random.key(seed)
+
+    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        device = self.resolve_device(device)
+        dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
+        if generator is None:
+            if self._key is None:
+                self.seed(int(np.random.SeedSequence().generate_state(1)[0]))
+            self._key, generator = self._jax.random.split(self._key)
+        sample = self._jax.random.uniform if kind == "rand" else self._jax.random.normal
+        out = sample(generator, shape, dtype=dtype)
+        return out if device is None else self._jax.device_put(out, device)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from torchlight.backends.base import Backend
+from torchlight.backends.base import Backend, BackendError
 
 
 class NumpyBackend(Backend):
@@ -25,6 +25,11 @@ class NumpyBackend(Backend):
 
     def device_of(self, array: Any) -> Any:
         return "cpu"
+
+    def resolve_device(self, device: Any) -> Any:
+        if device is None or str(device) == "cpu":
+            return device
+        raise BackendError(f"backend 'numpy' has only the device 'cpu', not {device!r}; use backend='cupy' for a GPU")
 
     def is_floating(self, dtype: Any) -> bool:
         return dtype.kind in "fc"
@@ -46,6 +51,7 @@ class NumpyBackend(Backend):
         return out
 
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        self.resolve_device(device)
         rng = self._generator(generator)
         dtype = np.float64 if dtype is None else self.resolve_dtype(dtype)
         if kind == "rand":

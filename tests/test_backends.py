@@ -1,0 +1,253 @@
+"""The backend registry and the Backend helpers: get, of, available, defaults,
+errors, seeding, scatter-add and the NumPy-style indexing rewrites."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+from torchlight import backends, scalar
+from torchlight.backends import indexing
+from torchlight.backends.base import Backend
+
+
+def host(array, backend):
+    return np.asarray(backend.to_numpy(array), dtype=np.float64)
+
+
+# ---------------------------------------------------------------- registry
+def test_get_by_name_is_cached_and_named(backend):
+    assert backends.get(backend.name) is backend
+    assert backends.get(backend) is backend
+    assert backend.name in repr(backend)
+
+
+def test_of_finds_the_backend_of_an_existing_array(backend, device):
+    array = backend.asarray([1.0, 2.0], device=device)
+    assert backends.of(array) is backend
+    assert tl.tensor(array).backend is backend
+
+
+def test_of_rejects_a_non_array():
+    with pytest.raises(tl.BackendError, match="no backend for an object of type list"):
+        backends.of([1.0])
+
+
+def test_unknown_backend_lists_the_known_ones():
+    with pytest.raises(tl.BackendError) as info:
+        tl.tensor([1.0], backend="tensorflow")
+    message = str(info.value)
+    assert "unknown backend 'tensorflow'" in message
+    for name in ("numpy", "cupy", "array_api_strict", "torch", "jax"):
+        assert name in message
+
+
+def test_available_lists_every_backend_with_a_reason():
+    table = backends.available()
+    assert {"numpy", "cupy", "array_api_strict", "torch", "jax", "dask"} <= set(table)
+    assert table["numpy"] == (True, "")
+    assert table["array_api_strict"] == (True, "")
+    for name, (usable, reason) in table.items():
+        assert isinstance(usable, bool)
+        assert (reason == "") == usable, name
+        if not usable:
+            assert "install" in reason or "device" in reason, reason
+
+
+def test_register_a_custom_backend():
+    import array_api_compat.numpy as xp
+
+    custom = Backend("mine", xp, "cpu")
+    backends.register("mine", custom)
+    try:
+        assert backends.get("mine") is custom
+        assert "mine" in backends.available()
+        t = tl.zeros(2, backend="mine")
+        assert t.backend is custom and t.tolist() == [0.0, 0.0]
+    finally:
+        backends._factories.pop("mine")
+        backends._instances.pop("mine", None)
+
+
+def test_default_backend_is_numpy_and_can_be_changed():
+    assert tl.get_default_backend() == "numpy"
+    tl.set_default_backend("array_api_strict")
+    try:
+        assert tl.get_default_backend() == "array_api_strict"
+        assert tl.tensor([1.0]).backend.name == "array_api_strict"
+        assert tl.zeros(2).backend.name == "array_api_strict"
+    finally:
+        tl.set_default_backend("numpy")
+    assert tl.tensor([1.0]).backend.name == "numpy"
+
+
+def test_set_default_backend_refuses_an_unknown_name():
+    with pytest.raises(tl.BackendError, match="known backends"):
+        tl.set_default_backend("nope")
+    assert tl.get_default_backend() == "numpy"
+
+
+# -------------------------------------------------------------------- CuPy
+def _cupy_reason() -> str | None:
+    from torchlight.backends.cupy import unusable_reason
+
+    return unusable_reason()
+
+
+@pytest.mark.skipif(_cupy_reason() is None, reason="CuPy is usable here: the error path cannot be seen")
+def test_cupy_unusable_raises_one_clear_error():
+    with pytest.raises(tl.BackendUnavailableError) as info:
+        tl.tensor([1.0], backend="cupy")
+    message = str(info.value)
+    assert "backend 'cupy' is not usable" in message
+    if "not installed" in message:
+        assert "torchlight[cuda12]" in message and "torchlight[cuda13]" in message
+    else:
+        assert "no CUDA device is visible" in message
+    usable, reason = backends.available()["cupy"]
+    assert not usable and reason == message
+
+
+def test_importing_torchlight_never_imports_cupy():
+    code = ("import sys, torchlight as tl; tl.tensor([1.0]).sum(); tl.backends.get('array_api_strict'); "
+            "print('cupy' in sys.modules, 'cupyx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# -------------------------------------------------------------- randomness
+@pytest.mark.parametrize("factory", [tl.rand, tl.randn])
+def test_manual_seed_repeats_the_same_numbers(backend, device, factory):
+    tl.manual_seed(1234)
+    first = factory(3, 4, backend=backend, device=device)
+    second = factory(3, 4, backend=backend, device=device)
+    tl.manual_seed(1234)
+    again = factory(3, 4, backend=backend, device=device)
+    tl.manual_seed(4321)
+    other = factory(3, 4, backend=backend, device=device)
+    assert first.backend is backend and first.device == device
+    assert first.dtype == backend.default_float(device)
+    np.testing.assert_array_equal(first.numpy(), again.numpy())
+    assert not np.array_equal(first.numpy(), second.numpy())
+    assert not np.array_equal(first.numpy(), other.numpy())
+
+
+def test_rand_is_uniform_and_randn_is_normal(backend, device):
+    tl.manual_seed(0)
+    u = tl.rand(20000, backend=backend, device=device).numpy()
+    n = tl.randn(20000, backend=backend, device=device).numpy()
+    assert 0.0 <= u.min() and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.02
+    assert abs(n.mean()) < 0.03 and abs(n.std() - 1.0) < 0.03
+
+
+def test_random_factories_take_dtype_and_requires_grad(backend, device):
+    t = tl.randn(2, 3, backend=backend, device=device, dtype="float32", requires_grad=True)
+    assert t.dtype == backend.resolve_dtype("float32") and t.requires_grad and t.shape == (2, 3)
+
+
+# ------------------------------------------------------------- scatter-add
+SCATTER_KEYS = [
+    ("duplicates", (5,), lambda be, d: be.asarray(np.array([0, 3, 0, 0, 4]), device=d)),
+    ("rows", (4, 3), lambda be, d: be.asarray(np.array([2, 2, 0]), device=d)),
+    ("column array", (3, 4), lambda be, d: (slice(None), be.asarray(np.array([1, 1, 3]), device=d))),
+    ("slice", (6,), lambda be, d: slice(1, None, 2)),
+    ("negative step", (3, 4), lambda be, d: (slice(None), slice(None, None, -2))),
+    ("integer", (3, 4), lambda be, d: 1),
+    ("mask", (2, 3), lambda be, d: be.asarray(np.array([[True, False, True], [False, True, True]]), device=d)),
+]
+
+
+@pytest.mark.parametrize("name, shape, make_key", SCATTER_KEYS, ids=[k[0] for k in SCATTER_KEYS])
+def test_scatter_add_sums_repeated_indices(backend, device, name, shape, make_key):
+    key = make_key(backend, device)
+    zeros = backend.xp.zeros(shape, dtype=backend.xp.float64, device=device)
+    selected_shape = backend.take_key(zeros, key).shape
+    values_host = np.random.default_rng(0).standard_normal(tuple(selected_shape))
+    values = backend.asarray(values_host, device=device)
+    out = backend.scatter_add(shape, key, values)
+    expected = np.zeros(shape)
+    np.add.at(expected, _host_key(key, backend), values_host)
+    assert out.shape == shape and out.dtype == values.dtype and backend.device_of(out) == device
+    np.testing.assert_allclose(host(out, backend), expected, rtol=1e-12, atol=1e-12)
+    portable = Backend.scatter_add(backend, shape, key, values)
+    np.testing.assert_allclose(host(portable, backend), expected, rtol=1e-12, atol=1e-12)
+
+
+def _host_key(key, backend):
+    if isinstance(key, tuple):
+        return tuple(_host_key(k, backend) for k in key)
+    if hasattr(key, "shape"):
+        return backend.to_numpy(key)
+    return key
+
+
+def test_portable_scatter_add_accumulates_float32_in_float64():
+    be = backends.get("array_api_strict")
+    xp = be.xp
+    values = xp.asarray(np.full(10001, 0.1, dtype=np.float32))
+    key = xp.zeros(10001, dtype=xp.int64)
+    out = be.scatter_add((2,), key, values)
+    assert out.dtype == xp.float32
+    exact = np.float32(10001 * 0.1)
+    assert abs(float(out[0]) - exact) <= 1e-6 * exact
+    assert float(out[1]) == 0.0
+
+
+# ---------------------------------------------------------------- indexing
+INDEX_KEYS = [
+    (0,), (slice(None, None, -1),), (1, slice(None, None, -1)), (slice(None), [2, 0, 2]),
+    (slice(1, None), [0, 3]), (1, [0, 0]), (Ellipsis, 1), (None, slice(None), 1), (slice(3, 0, -2), 2),
+    (slice(None, None, -5),), (slice(0, 0, -1),),
+]
+
+
+@pytest.mark.parametrize("key", INDEX_KEYS, ids=[repr(k) for k in INDEX_KEYS])
+def test_take_key_means_what_numpy_means(backend, device, key):
+    base = np.arange(12.0).reshape(3, 4)
+    be_key = tuple(backend.asarray(np.array(k), device=device) if isinstance(k, list) else k for k in key)
+    np_key = tuple(np.array(k) if isinstance(k, list) else k for k in key)
+    got = backend.take_key(backend.asarray(base, device=device), be_key)
+    np.testing.assert_array_equal(host(got, backend), base[np_key])
+
+
+def test_expand_writes_out_the_ellipsis():
+    assert indexing.expand(0, 3) == (0, slice(None), slice(None))
+    assert indexing.expand((Ellipsis, 1), 2) == (slice(None), 1)
+    assert indexing.expand((None, 0), 1) == (None, 0)
+    assert indexing.expand((0, 0, 0), 2) is None
+
+
+def test_take_key_reports_an_unsupported_key():
+    be = backends.get("array_api_strict")
+    x = be.asarray(np.zeros((3, 4)))
+    with pytest.raises(IndexError, match=r"Gather: index .* shape \(3, 4\)"):
+        be.take_key(x, (0, 0, 0))
+
+
+# ------------------------------------------------------- map / zip / reduce
+def test_map_zip_reduce_over_arrays_and_tensors(backend, device):
+    x_host = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+    x = tl.tensor(x_host, backend=backend, device=device, requires_grad=True)
+    np.testing.assert_allclose(host(backend.map(scalar.exp)(x.data), backend), np.exp(x_host))
+    np.testing.assert_allclose(host(backend.zip(scalar.mul)(x.data, x.data), backend), x_host**2)
+    np.testing.assert_allclose(host(backend.reduce(scalar.add, 0.0)(x.data, 1), backend), x_host.sum(1))
+    out = backend.reduce(scalar.mul, 1.0)(backend.zip(scalar.add)(backend.map(scalar.exp)(x), 1.0), 1)
+    assert out.backend is backend and out.device == device
+    out.sum().backward()
+    expected = np.prod(np.exp(x_host) + 1, axis=1, keepdims=True) / (np.exp(x_host) + 1) * np.exp(x_host)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-10)
+
+
+def test_map_of_a_plain_python_function_runs_on_the_host(backend, device):
+    def cube(v):
+        return v * v * v
+
+    x = tl.tensor([1.0, -2.0], backend=backend, device=device, requires_grad=True)
+    y = backend.map(cube)(x)
+    assert y.device == device and y.dtype == x.dtype
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0])

@@ -1,0 +1,105 @@
+"""`x[key]` for libraries that accept less than NumPy does, in standard functions.
+
+NumPy-style keys that some array-API libraries refuse, and how they are
+rewritten here:
+
+- fewer entries than dimensions (`x[0]` on a matrix): array_api_strict wants
+  the trailing `...` spelled out;
+- a negative step (`x[::-1]`): torch refuses it, so the axis is flipped with
+  `xp.flip` and the slice rewritten with a positive step;
+- one integer array mixed with slices or integers (`x[1:, idx]`):
+  array_api_strict only takes integer arrays alone, so the basic part of the
+  key is applied first and the array part with `xp.take` along its axis.
+
+Example:
+    >>> import array_api_strict as xp
+    >>> from torchlight.backends.indexing import take
+    >>> x = xp.reshape(xp.arange(6), (2, 3))
+    >>> take(xp, x, (0, slice(None, None, -1)))
+    Array([2, 1, 0], dtype=array_api_strict.int64)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def take(xp: Any, array: Any, key: Any) -> Any:
+    """`array[key]` with NumPy's meaning, through the rewrites above."""
+    try:
+        return array[key]
+    except (IndexError, TypeError, ValueError) as exc:
+        first_error = exc
+    parts = expand(key, array.ndim)
+    if parts is None:
+        raise _unsupported(key, array, first_error)
+    array, parts = _flip_negative_steps(xp, array, parts)
+    try:
+        return array[parts]
+    except (IndexError, TypeError, ValueError):
+        pass
+    arrays = [i for i, k in enumerate(parts) if _is_array(k)]
+    if len(arrays) != 1 or parts[arrays[0]].dtype == xp.bool:
+        raise _unsupported(key, array, first_error)
+    position = arrays[0]
+    index = parts[position]
+    basic = parts[:position] + (slice(None),) + parts[position + 1:]
+    selected = array[basic]
+    axis = sum(1 for k in parts[:position] if not _is_int(k))
+    flat = xp.take(selected, xp.reshape(index, (-1,)), axis=axis)
+    shape = tuple(flat.shape[:axis]) + tuple(index.shape) + tuple(flat.shape[axis + 1:])
+    return xp.reshape(flat, shape)
+
+
+def expand(key: Any, ndim: int) -> tuple | None:
+    """`key` as a tuple with the Ellipsis (explicit or implied) written out as
+    full slices; None when it names more dimensions than `ndim`."""
+    key = key if isinstance(key, tuple) else (key,)
+    used = sum(_consumes(k) for k in key if k is not Ellipsis)
+    missing = ndim - used
+    if missing < 0 or sum(1 for k in key if k is Ellipsis) > 1:
+        return None
+    fill = (slice(None),) * missing
+    if not any(k is Ellipsis for k in key):
+        return key + fill
+    at = next(i for i, k in enumerate(key) if k is Ellipsis)
+    return key[:at] + fill + key[at + 1:]
+
+
+def _flip_negative_steps(xp: Any, array: Any, parts: tuple) -> tuple[Any, tuple]:
+    """Flip each axis sliced with a negative step; rewrite its slice forwards."""
+    axis = 0
+    out = []
+    for k in parts:
+        if isinstance(k, slice) and k.step is not None and k.step < 0:
+            n = array.shape[axis]
+            picked = range(n)[k]
+            array = xp.flip(array, axis=axis)
+            if len(picked) == 0:
+                k = slice(0, 0)
+            else:
+                k = slice(n - 1 - picked[0], n - picked[-1], -k.step)
+        out.append(k)
+        axis += _consumes(k)
+    return array, tuple(out)
+
+
+def _consumes(k: Any) -> int:
+    """How many input dimensions one key entry indexes."""
+    if k is None:
+        return 0
+    if _is_array(k) and "bool" in str(k.dtype):
+        return k.ndim
+    return 1
+
+
+def _is_array(k: Any) -> bool:
+    return hasattr(k, "shape") and hasattr(k, "dtype")
+
+
+def _is_int(k: Any) -> bool:
+    return isinstance(k, int) and not isinstance(k, bool)
+
+
+def _unsupported(key: Any, array: Any, exc: Exception) -> IndexError:
+    return IndexError(f"Gather: index {key!r} is not supported for shape {tuple(array.shape)}: {exc}")
