@@ -1,0 +1,177 @@
+"""`python -m bench`: time torchlight against PyTorch, NumPy by hand and micrograd.
+
+Usage (the OpenBLAS variables some machines set slow NumPy down; unset them
+for the benchmark only):
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m bench           # full, writes bench/RESULTS.md
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m bench --quick   # < 2 minutes
+    python -m bench --only W1,W3 --json out.json --threads 2
+    python -m bench --backend cupy     # W1-W3, W6 on the GPU vs PyTorch CUDA (bench/RESULTS-cupy.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import report
+from bench.peers import Env
+from bench.timing import agreement, describe, peak_extra_bytes, round_robin
+from bench.workloads import MICROGRAD, NUMPY, TL, TL_0D, TL_SCALAR, TORCH, WORKLOADS, Workload
+
+HERE = Path(__file__).resolve().parent
+INSTALL = {TORCH: "pip install torch==2.13.0 (the CPU build; see bench/requirements.txt)",
+           MICROGRAD: "pip install micrograd"}
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="fewer rounds (under 2 minutes)")
+    p.add_argument("--json", metavar="PATH", help="also save every sample and summary as JSON")
+    p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP/PyTorch threads (default 1)")
+    p.add_argument("--only", metavar="W1,W3", help="run only these workloads (no RESULTS.md)")
+    p.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
+                   help="cupy: W1-W3 and W6 on the GPU against PyTorch CUDA")
+    p.add_argument("--results", metavar="PATH", help="where to write the Markdown results "
+                   "(default bench/RESULTS.md, or RESULTS-cupy.md; only full runs of every workload)")
+    return p.parse_args(argv)
+
+
+def make_env(backend: str) -> Env:
+    if backend == "numpy":
+        return Env("numpy", np)
+    import cupy
+
+    def sync() -> None:
+        cupy.cuda.Device().synchronize()
+        if "torch" in sys.modules:
+            sys.modules["torch"].cuda.synchronize()
+
+    return Env("cupy", cupy, sync)
+
+
+def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
+    """name -> `make(key, data, env)`, or a string saying why it cannot run."""
+    peers: dict[str, Any] = {}
+    for name in names:
+        try:
+            if name in (TL, TL_0D, TL_SCALAR):
+                from bench.peers import torchlight_peer
+                peers[name] = functools.partial(torchlight_peer.make, scalar_engine=name == TL_SCALAR)
+            elif name == NUMPY:
+                from bench.peers import numpy_hand
+                peers[name] = numpy_hand.make
+            elif name == TORCH:
+                from bench.peers import torch_peer
+                torch_peer.torch.set_num_threads(threads)
+                peers[name] = torch_peer.make
+            elif name == MICROGRAD:
+                from bench.peers import micrograd_peer
+                peers[name] = micrograd_peer.make
+        except ImportError as exc:
+            peers[name] = f"not installed ({INSTALL.get(name, exc)})"
+    return peers
+
+
+def run_workload(w: Workload, args: argparse.Namespace, env: Env) -> dict[str, Any]:
+    data = w.data()
+    peers = load_peers(w.peers, args.threads)
+    usable = {n: p for n, p in peers.items() if not isinstance(p, str)}
+    errors: dict[str, float] = {}
+    failed: dict[str, str] = {n: p for n, p in peers.items() if isinstance(p, str)}
+    reference = usable[NUMPY](w.key, data, env).grads()
+    for name, make in usable.items():
+        try:
+            errors[name] = agreement(reference, make(w.key, data, env).grads())
+        except (Exception, RecursionError) as exc:
+            failed[name] = describe(exc)
+            continue
+        if errors[name] > w.tolerance:
+            failed[name] = f"gradients disagree with NumPy by hand (relative error {errors[name]:.1e})"
+    cases = {n: make(w.key, data, env) for n, make in usable.items() if n not in failed}
+    reps = w.quick_reps if args.quick else w.reps
+    timings = round_robin(cases, reps, w.quick_inner if args.quick else w.inner, env.sync)
+    for name, why in failed.items():
+        timings.setdefault(name, type(next(iter(timings.values())))(error=why))
+    memory = {}
+    if env.backend == "numpy":
+        memory = {n: peak_extra_bytes(functools.partial(usable[n], w.key, data, env))
+                  for n in w.memory if n in cases}
+    return report.summarize(w, timings, errors, memory)
+
+
+def blas_info(threads: int) -> str:
+    from threadpoolctl import threadpool_info
+
+    parts = [f"{i['internal_api']} {i.get('version')} ({i.get('architecture')}, {i['num_threads']} threads)"
+             for i in threadpool_info() if i["user_api"] == "blas"]
+    return "; ".join(parts) or "none found"
+
+
+def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=HERE, check=False).stdout.strip()
+    except OSError:
+        rev = "?"
+    versions = {"python": platform.python_version(), "numpy": np.__version__}
+    for mod in ("torch", "micrograd"):
+        if mod in sys.modules:
+            versions[mod] = getattr(sys.modules[mod], "__version__", "?")
+    unset = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
+    return {
+        "command": " ".join(["python -m bench", *argv]),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "torchlight commit": rev,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}",
+        "versions": ", ".join(f"{k} {v}" for k, v in versions.items()),
+        "threads": args.threads,
+        "BLAS (threadpoolctl)": blas_info(args.threads),
+        "OpenBLAS overrides in the environment": ", ".join(f"{v}={os.environ[v]}" for v in unset) or "none",
+        "backend": args.backend,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse(argv)
+    from threadpoolctl import threadpool_limits
+
+    env = make_env(args.backend)
+    keys = [k.strip() for k in args.only.split(",")] if args.only else list(WORKLOADS)
+    workloads = [WORKLOADS[k] for k in keys if env.backend == "numpy" or WORKLOADS[k].gpu]
+    started = time.perf_counter()
+    summaries = []
+    with threadpool_limits(limits=args.threads):
+        print(f"BLAS: {blas_info(args.threads)}; threads {args.threads}; backend {args.backend}", flush=True)
+        for w in workloads:
+            t0 = time.perf_counter()
+            summaries.append(run_workload(w, args, env))
+            print(report.text_table(summaries[-1]) + f"\n  ({time.perf_counter() - t0:.0f} s)\n", flush=True)
+        meta = metadata(args, argv)
+    meta["wall time"] = f"{time.perf_counter() - started:.0f} s"
+    if args.json:
+        Path(args.json).write_text(json.dumps({"meta": meta, "workloads": summaries}, indent=1))
+    results = args.results or (None if args.only or args.quick else
+                               HERE / ("RESULTS.md" if env.backend == "numpy" else "RESULTS-cupy.md"))
+    if results:
+        Path(results).write_text(report.markdown(meta, summaries))
+        print(f"wrote {results}")
+    print(f"total {meta['wall time']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""One module per framework; each offers `make(workload, data, env) -> Case`.
+
+A `Case` has `run()` (one timed repetition: forward, backward and, for W2,
+the SGD update) and `grads()` (the gradients of one fresh forward+backward
+as host NumPy arrays, keyed by input name) used for the agreement check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Case:
+    """One framework's implementation of one workload, ready to time."""
+
+    run: Callable[[], Any]
+    grads: Callable[[], dict[str, Any]]
+
+
+@dataclass
+class Env:
+    """Where the arrays live: `backend` is "numpy" (CPU) or "cupy" (GPU).
+
+    `xp` is the array module of the hand-written reference (numpy or cupy)
+    and `sync()` waits for the device so that timings are complete.
+    """
+
+    backend: str = "numpy"
+    xp: Any = None
+    sync: Callable[[], None] = lambda: None
