@@ -83,6 +83,10 @@ class Backend:
         """Whether `array` lives in host memory (where `__array__` is allowed)."""
         return True
 
+    def numpy_dtype(self, dtype: Any) -> np.dtype:
+        """The NumPy dtype with the same name as this library's `dtype`."""
+        return np.dtype(str(dtype).rsplit(".", 1)[-1])
+
     def device_of(self, array: Any) -> Any:
         """The device an array of this library lives on."""
         import array_api_compat
@@ -185,7 +189,7 @@ class Backend:
         host = rng.random(shape) if kind == "rand" else rng.standard_normal(shape)
         device = self.resolve_device(device)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
-        host = host.astype(str(dtype).rsplit(".", 1)[-1])
+        host = host.astype(self.numpy_dtype(dtype))
         return self.xp.asarray(host, dtype=dtype, device=device if device is not None else self.device)
 
     # ------------------------------------------------ scalar functions on arrays

@@ -36,8 +36,9 @@ def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
     device = backend.device_of(arrays[0]) if hasattr(arrays[0], "dtype") else None
     host = [backend.to_numpy(a) if hasattr(a, "dtype") else a for a in arrays]
     out = np.asarray(ufunc(*host), dtype=np.float64)
-    result = backend.xp.asarray(out, device=device) if device is not None else backend.xp.asarray(out)
-    return backend.xp.astype(result, dtype) if dtype is not None else result
+    if dtype is not None:  # cast on the host: the device may have no float64
+        out = out.astype(backend.numpy_dtype(dtype))
+    return backend.xp.asarray(out, device=device) if device is not None else backend.xp.asarray(out)
 
 
 def mapper(backend: Any, fn: Callable) -> Callable:
