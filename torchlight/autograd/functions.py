@@ -410,13 +410,18 @@ class Sqrt(Function):
 
 
 class Sigmoid(Function):
-    """1 / (1 + exp(-x)), computed without overflow for large |x|."""
+    """1 / (1 + exp(-x)), computed without overflow for large |x|.
+
+    As exp(min(x, 0)) / (1 + exp(-|x|)): both exponents are <= 0, so nothing
+    overflows, and there is no `where` (a select over a random sign pattern
+    costs NumPy about ten times an exp on large arrays).
+    """
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         xp = a.backend.xp
-        e = xp.exp(-xp.abs(a.data))
-        return xp.where(a.data >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+        x = a.data
+        return xp.exp(xp.minimum(x, 0.0)) / (1.0 + xp.exp(-xp.abs(x)))
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> Any:
