@@ -1,0 +1,530 @@
+"""The core ops of the database: every Tensor method and operator, every Function.
+
+One `OpInfo` per op, in the order of `torchlight.autograd.functions`. Each
+names the Tensor method it calls (`method`) and the Function it exercises
+(`function`); the `*Back` Functions, `Where`, `SumTo`, `GatherBack`, `Map`
+and `Zip` have no method and are called directly. The nn ops live in
+`conformance/ops_nn.py`; `conformance.database` collects both.
+
+Example:
+    >>> from conformance.ops import OPS
+    >>> sorted(op.name for op in OPS if op.function == "Exp")
+    ['exp']
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+import torchlight as tl
+from conformance import domains as D
+from conformance.opinfo import Case, OpInfo, Tol
+from torchlight import scalar
+from torchlight.autograd import functions as F
+
+# ------------------------------------------------------------- case tables
+UNARY = (
+    Case("0d", ((),)),
+    Case("1d", ((5,),)),
+    Case("2d", ((3, 4),)),
+    Case("batched", ((2, 3, 4),)),
+    Case("empty", ((0, 3),)),
+)
+
+BINARY = (
+    Case("same_shape", ((3, 4), (3, 4))),
+    Case("broadcast", ((3, 1), (1, 4))),
+    Case("broadcast_rank", ((2, 3, 4), (4,))),
+    Case("0d_1d", ((), (4,))),
+    Case("batched", ((2, 3, 4), (2, 3, 4))),
+    Case("one_side_grad", ((3, 4), (3, 4)), grad=(True, False)),
+    Case("empty", ((0, 3), (3,))),
+    Case("number", ((3, 4),), kwargs={"number": 2.5}),
+)
+
+
+def binary_errors(function: str) -> tuple[Case, ...]:
+    """The bad-input cases every broadcasting binary op shares."""
+    return (
+        Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{function}: shapes (2, 3) and (4,)",
+             note="names the op and both shapes"),
+        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match="two backends", other_backend=1,
+             note="names both backends and suggests .to"),
+    )
+
+
+def binary(name: str, fn: Any, ref: Any, function: str, domain: Any = D.normal, right: bool = False,
+           cases: tuple[Case, ...] = BINARY, **extra: Any) -> OpInfo:
+    """A broadcasting binary operator; `right` calls the reflected dunder."""
+
+    def call(a: Any, b: Any = None, number: float | None = None) -> Any:
+        if number is not None:
+            return fn(number, a) if right else fn(a, number)
+        return getattr(b, name)(a) if right else fn(a, b)
+
+    def reference(a: Any, b: Any = None, number: float | None = None) -> Any:
+        if number is not None:
+            return ref(number, a) if right else ref(a, number)
+        return ref(a, b)  # b.__rsub__(a) is a - b
+
+    return OpInfo(name, call, reference, cases + binary_errors(function), domain=domain, method=name,
+                  function=function, **extra)
+
+
+def unary(name: str, ref: Any, function: str, domain: Any = D.normal, cases: tuple[Case, ...] = UNARY,
+          **extra: Any) -> OpInfo:
+    """An elementwise Tensor method `x.name()`."""
+    return OpInfo(name, lambda x: getattr(x, name)(), ref, cases, domain=domain, method=name,
+                  function=function, **extra)
+
+
+def as_key(x: Any, key: Any) -> Any:
+    """An index with its NumPy arrays moved to `x`'s backend and device."""
+    if isinstance(key, tuple):
+        return tuple(as_key(x, k) for k in key)
+    if isinstance(key, np.ndarray):
+        return x.backend.asarray(key, device=x.device)
+    return key
+
+
+def sigmoid_ref(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def softmax_ref(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax_ref(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def scatter_ref(g: np.ndarray, shape: tuple, key: Any) -> np.ndarray:
+    out = np.zeros(shape)
+    np.add.at(out, key, g)
+    return out
+
+
+def sum_to_ref(g: np.ndarray, shape: tuple) -> np.ndarray:
+    lead = g.ndim - len(shape)
+    out = np.sum(g, axis=tuple(range(lead))) if lead else g
+    dims = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
+    return np.sum(out, axis=dims, keepdims=True).reshape(shape)
+
+
+def pow_zero_base_grads(a: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """d(a**p)/da and d(a**p)/dp, the latter 0 at a = 0 (PyTorch's convention)."""
+    safe = np.where(a > 0, a, 1.0)
+    return p * a ** (p - 1), np.where(a > 0, a ** p * np.log(safe), 0.0)
+
+
+def cube_plus(v: Any) -> Any:
+    """A plain Python function (not a `torchlight.scalar` one) for `map`."""
+    return v * v * v + v
+
+
+# ---------------------------------------------------------- arithmetic
+ARITHMETIC = [
+    binary("__add__", operator.add, operator.add, "Add"),
+    binary("__radd__", operator.add, operator.add, "Add", right=True),
+    binary("__sub__", operator.sub, operator.sub, "Sub"),
+    binary("__rsub__", operator.sub, operator.sub, "Sub", right=True),
+    binary("__mul__", operator.mul, operator.mul, "Mul"),
+    binary("__rmul__", operator.mul, operator.mul, "Mul", right=True),
+    binary("__truediv__", operator.truediv, operator.truediv, "Div", domain=D.away_from_zero),
+    binary("__rtruediv__", operator.truediv, operator.truediv, "Div", domain=D.away_from_zero, right=True),
+    OpInfo("__neg__", operator.neg, operator.neg, UNARY, method="__neg__", function="Neg"),
+    unary("neg", np.negative, "Neg"),
+    OpInfo("__pos__", operator.pos, operator.pos, UNARY[:3], method="__pos__"),
+    OpInfo("__pow__", lambda a, b=None, p=None: a ** (b if p is None else p),
+           lambda a, b=None, p=None: np.power(a, b if p is None else p),
+           (
+               Case("square", ((3, 4),), kwargs={"p": 2}),
+               Case("cube_negative_bases", ((5,),), kwargs={"p": 3}, note="integer powers of negative bases"),
+               Case("sqrt", ((3, 4),), domain=D.positive, kwargs={"p": 0.5}),
+               Case("negative_fractional", ((2, 3),), domain=D.positive, kwargs={"p": -1.5}),
+               Case("zero_exponent", ((3,),), domain=D.fixed([0.0, 1.5, -2.0]), kwargs={"p": 0},
+                    grad_reference=lambda a, p: (np.zeros_like(a),), double_backward=False,
+                    note="d(x**0)/dx is 0, also at x = 0 (PyTorch's convention)"),
+               Case("nan_for_negative_base", ((3,),), domain=D.fixed([-1.0, 2.0, -0.5]), kwargs={"p": 0.5},
+                    forward_only=True, ieee=True, note="NaN, as NumPy"),
+               Case("tensor_exponent", ((3, 4), (3, 4)), domain=(D.positive, D.bounded)),
+               Case("tensor_exponent_broadcast", ((2, 3), (3,)), domain=(D.positive, D.bounded)),
+               Case("0d", ((),), domain=D.positive, kwargs={"p": 2.5}),
+               Case("empty", ((0, 2),), kwargs={"p": 2}),
+               Case("zero_base", ((3,), (3,)), domain=(D.fixed([0.0, 1.5, 2.0]), D.fixed([2.0, 3.0, 0.5])),
+                    grad_reference=pow_zero_base_grads,
+                    double_backward=False, note="d(a**p)/dp is 0 at a = 0"),
+           ) + binary_errors("Pow")[:1],
+           method="__pow__", function="Pow"),
+    OpInfo("__rpow__", lambda x, base=2.0: base ** x, lambda x, base=2.0: np.power(base, x),
+           (Case("two", ((3, 4),)), Case("0d", ((),), kwargs={"base": 0.5}), Case("1d", ((5,),))),
+           domain=D.bounded, method="__rpow__", function="Pow"),
+    OpInfo("__matmul__", lambda a, b: a @ b, np.matmul,
+           (
+               Case("mat_mat", ((3, 4), (4, 2))),
+               Case("vec_mat", ((4,), (4, 3))),
+               Case("mat_vec", ((3, 4), (4,))),
+               Case("vec_vec", ((4,), (4,))),
+               Case("batched", ((2, 3, 4), (2, 4, 2))),
+               Case("broadcast_batch", ((2, 1, 2, 3), (3, 3, 2))),
+               Case("batched_vec", ((2, 3, 4), (4,))),
+               Case("vec_batched", ((3,), (2, 3, 2))),
+               Case("empty", ((0, 3), (3, 2))),
+               Case("one_side_grad", ((3, 4), (4, 2)), grad=(False, True)),
+               Case("inner_mismatch", ((3, 4), (5, 2)), raises=ValueError,
+                    match="MatMul: shapes (3, 4) and (5, 2)"),
+               Case("zero_dim", ((), (3,)), raises=ValueError, match="0-d"),
+           ),
+           method="__matmul__", function="MatMul"),
+    OpInfo("__rmatmul__", lambda a, b: b.__rmatmul__(a), np.matmul,
+           (Case("mat_mat", ((3, 4), (4, 2))), Case("vec_mat", ((4,), (4, 3)))),
+           method="__rmatmul__", function="MatMul"),
+]
+
+# ---------------------------------------------------------- reductions
+REDUCE_CASES = (
+    Case("all", ((3, 4),)),
+    Case("dim0", ((3, 4),), kwargs={"dim": 0}),
+    Case("dim_last_keepdim", ((2, 3, 4),), kwargs={"dim": -1, "keepdim": True}),
+    Case("dims", ((2, 3, 4),), kwargs={"dim": (0, 2)}),
+    Case("0d", ((),)),
+    Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+)
+
+
+def reduction(name: str, ref: Any, function: str, cases: tuple[Case, ...], **extra: Any) -> OpInfo:
+    def call(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        return getattr(x, name)(dim, keepdim)
+
+    def reference(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+        return ref(x, axis=dim, keepdims=keepdim)
+
+    return OpInfo(name, call, reference, cases, method=name, function=function, **extra)
+
+
+def max_ties(*hosts: np.ndarray) -> tuple[np.ndarray]:
+    (x,) = hosts
+    hit = (x == x.max()).astype(np.float64)
+    return (hit / hit.sum(),)
+
+
+REDUCTIONS = [
+    reduction("sum", np.sum, "Sum", REDUCE_CASES + (
+        Case("empty", ((0, 3),)), Case("empty_dim0", ((0, 3),), kwargs={"dim": 0}))),
+    reduction("mean", np.mean, ("Sum", "Mul"), REDUCE_CASES),
+    reduction("max", np.max, "Max", REDUCE_CASES + (
+        Case("tie2", ((2, 3),), domain=D.fixed([[0.5, 2.0, -1.0], [2.0, 0.0, 1.0]]), double_backward=False,
+             note="two tied maxima share the gradient evenly (central differences agree for two)"),
+        Case("tie3", ((4,),), domain=D.fixed([1.0, 3.0, 3.0, 3.0]), grad_reference=max_ties,
+             double_backward=False, note="three tied maxima get a third each (the documented convention)"),
+        Case("empty", ((0, 3),), raises=ValueError, match="empty"),
+    ), domain=D.distinct),
+    OpInfo("argmax", lambda x, dim=None, keepdim=False: x.argmax(dim, keepdim),
+           lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
+           (Case("all", ((3, 4),)), Case("dim1", ((3, 4),), kwargs={"dim": 1}),
+            Case("keepdim", ((3, 4),), kwargs={"dim": 0, "keepdim": True})),
+           domain=D.distinct, method="argmax", differentiable=False, output_dtype="int"),
+]
+
+# --------------------------------------------------------- elementwise
+ELEMENTWISE = [
+    unary("exp", np.exp, "Exp", domain=D.bounded),
+    unary("log", np.log, "Log", domain=D.positive, cases=UNARY + (
+        Case("at_zero", ((2,),), domain=D.fixed([0.0, 1.0]), grad_reference=lambda x: (1.0 / x,),
+             double_backward=False, ieee=True, note="log(0) = -inf with gradient inf, as NumPy"),)),
+    unary("sigmoid", sigmoid_ref, "Sigmoid", cases=UNARY + (
+        Case("saturated", ((5,),), domain=D.fixed([-800.0, -30.0, 0.0, 30.0, 800.0]),
+             note="no overflow for large |x|"),)),
+    unary("relu", lambda x: np.where(x > 0, x, 0.0), "ReLU", domain=D.away_from_zero, cases=UNARY + (
+        Case("kink", ((3,),), domain=D.fixed([-1.0, 0.0, 2.0]), grad_reference=lambda x: ((x > 0) * 1.0,),
+             double_backward=False, note="relu'(0) = 0 (PyTorch's convention)"),)),
+    unary("tanh", np.tanh, "Tanh"),
+    unary("sqrt", np.sqrt, "Sqrt", domain=D.positive),
+    unary("inv", lambda x: 1.0 / x, "Inv", domain=D.away_from_zero),
+    unary("abs", np.abs, "Abs", domain=D.away_from_zero, cases=UNARY + (
+        Case("kink", ((3,),), domain=D.fixed([-1.0, 0.0, 2.0]), grad_reference=lambda x: (np.sign(x),),
+             double_backward=False, note="abs'(0) = 0 (PyTorch's convention)"),)),
+    OpInfo("__abs__", abs, np.abs, UNARY[:3], domain=D.away_from_zero, method="__abs__", function="Abs"),
+]
+
+# ---------------------------------------------------------- comparisons
+COMPARE_CASES = (
+    Case("same_shape", ((3, 4), (3, 4))),
+    Case("broadcast", ((3, 1), (4,))),
+    Case("ties", ((4,), (4,)), domain=(D.fixed([1.0, 2.0, 3.0, 4.0]), D.fixed([1.0, 0.0, 3.0, 5.0]))),
+    Case("number", ((3, 4),), kwargs={"number": 0.25}),
+)
+
+
+def comparison(name: str, fn: Any) -> OpInfo:
+    errors = (Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match="(2, 3) and (4,)"),)
+    return OpInfo(name, lambda a, b=None, number=None: fn(a, b if number is None else number),
+                  lambda a, b=None, number=None: fn(a, b if number is None else number),
+                  COMPARE_CASES + errors, method=name, differentiable=False, output_dtype="bool")
+
+
+COMPARISONS = [comparison(f"__{n}__", getattr(operator, n)) for n in ("lt", "le", "gt", "ge", "eq", "ne")]
+
+# ------------------------------------------------------------- softmax
+SOFTMAX_CASES = (
+    Case("1d", ((5,),)),
+    Case("dim0", ((3, 4),), kwargs={"dim": 0}),
+    Case("dim_last", ((2, 3, 4),), kwargs={"dim": -1}),
+    Case("large", ((3,),), domain=D.fixed([1000.0, 0.0, -1000.0]), note="stable for large |x|"),
+)
+SOFTMAX = [
+    OpInfo("softmax", lambda x, dim=-1: x.softmax(dim), softmax_ref, SOFTMAX_CASES, method="softmax",
+           function="Softmax"),
+    OpInfo("log_softmax", lambda x, dim=-1: x.log_softmax(dim), log_softmax_ref, SOFTMAX_CASES,
+           method="log_softmax", function="LogSoftmax"),
+    OpInfo("mse_loss", lambda a, b: a.mse_loss(b), lambda a, b: np.mean((a - b) ** 2),
+           (Case("1d", ((5,), (5,))), Case("2d", ((3, 4), (3, 4))), Case("0d", ((), ())),
+            Case("target_fixed", ((3, 4), (3, 4)), grad=(True, False)),
+            Case("shape_mismatch", ((3,), (4,)), raises=ValueError, match="mse_loss: input shape (3,)")),
+           method="mse_loss", function=("Sub", "Mul", "Sum")),
+]
+
+# -------------------------------------------------------------- shapes
+def shaped(name: str, call: Any, ref: Any, function: str, cases: tuple[Case, ...], **extra: Any) -> OpInfo:
+    return OpInfo(name, call, ref, cases, method=name, function=function, **extra)
+
+
+def expand_ref(x: np.ndarray, shape: tuple) -> np.ndarray:
+    shape = tuple(n if n != -1 else x.shape[i - len(shape) + x.ndim] for i, n in enumerate(shape))
+    return np.broadcast_to(x, shape)
+
+
+RESHAPE_CASES = (
+    Case("2d", ((2, 3),), kwargs={"shape": (3, 2)}),
+    Case("infer", ((2, 3, 4),), kwargs={"shape": (-1, 4)}),
+    Case("0d_to_1d", ((),), kwargs={"shape": (1,)}),
+    Case("to_0d", ((1,),), kwargs={"shape": ()}),
+    Case("empty", ((0, 3),), kwargs={"shape": (3, 0)}),
+    Case("bad_size", ((2, 3),), kwargs={"shape": (4,)}, raises=ValueError, match="cannot reshape"),
+)
+EXPAND_CASES = (
+    Case("column", ((3, 1),), kwargs={"shape": (3, 4)}),
+    Case("new_dims", ((4,),), kwargs={"shape": (2, 3, 4)}),
+    Case("0d", ((),), kwargs={"shape": (3,)}),
+    Case("keep_with_minus_one", ((3, 1),), kwargs={"shape": (-1, 4)}),
+    Case("bad_shape", ((3,),), kwargs={"shape": (4,)}, raises=ValueError, match="(3,)"),
+)
+SHAPES = [
+    shaped("permute", lambda x, dims: x.permute(*dims), lambda x, dims: np.transpose(x, dims), "Permute", (
+        Case("3d", ((2, 3, 4),), kwargs={"dims": (2, 0, 1)}),
+        Case("negative_dims", ((2, 3),), kwargs={"dims": (-1, 0)}),
+        Case("0d", ((),), kwargs={"dims": ()}),
+        Case("1d", ((4,),), kwargs={"dims": (0,)}),
+    )),
+    shaped("transpose", lambda x, dims=(-2, -1): x.transpose(*dims), lambda x, dims=(-2, -1): np.swapaxes(x, *dims),
+           "Permute", (Case("2d", ((3, 4),)), Case("3d_outer", ((2, 3, 4),), kwargs={"dims": (0, 2)}))),
+    shaped("T", lambda x: x.T, lambda x: x.T, "Permute", (Case("2d", ((3, 4),)), Case("3d", ((2, 3, 4),)),
+                                                          Case("0d", ((),)))),
+    shaped("mT", lambda x: x.mT, lambda x: np.swapaxes(x, -1, -2), "Permute",
+           (Case("2d", ((3, 4),)), Case("batched", ((2, 3, 4),)))),
+    shaped("reshape", lambda x, shape: x.reshape(shape), lambda x, shape: np.reshape(x, shape), "Reshape",
+           RESHAPE_CASES),
+    shaped("view", lambda x, shape: x.view(*shape), lambda x, shape: np.reshape(x, shape), "Reshape",
+           RESHAPE_CASES[:2]),
+    shaped("expand", lambda x, shape: x.expand(*shape), expand_ref, "BroadcastView", EXPAND_CASES),
+    shaped("broadcast_to", lambda x, shape: x.broadcast_to(shape), expand_ref, "BroadcastView", EXPAND_CASES[:2]),
+]
+
+# ------------------------------------------------------------ indexing
+DUPLICATES = np.array([0, 2, 0])
+MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+INDEX_CASES = (
+    Case("int", ((3, 4),), kwargs={"key": 1}),
+    Case("slice", ((5, 2),), kwargs={"key": slice(1, 4)}),
+    Case("negative_step", ((5,),), kwargs={"key": slice(None, None, -2)}),
+    Case("int_and_slice", ((3, 4),), kwargs={"key": (slice(None), 2)}),
+    Case("element_0d", ((3, 4),), kwargs={"key": (1, 2)}),
+    Case("ellipsis", ((2, 3, 4),), kwargs={"key": (Ellipsis, 1)}),
+    Case("int_array_duplicates", ((3, 4),), kwargs={"key": DUPLICATES}, note="repeated rows sum their gradients"),
+    Case("int_array_axis1", ((2, 4),), kwargs={"key": (slice(None), np.array([3, 1, 3, 0]))}),
+    Case("mask", ((3, 4),), kwargs={"key": MASK}),
+    Case("empty_slice", ((4, 2),), kwargs={"key": slice(2, 2)}),
+    Case("out_of_range", ((3, 4),), kwargs={"key": 5}, raises=IndexError, match="5"),
+)
+INDEXING = [
+    OpInfo("__getitem__", lambda x, key: x[as_key(x, key)], lambda x, key: x[key], INDEX_CASES,
+           method="__getitem__", function="Gather"),
+    OpInfo("GatherBack", lambda g, shape, key: F.GatherBack.apply(g, shape, as_key(g, key)), scatter_ref, (
+        Case("int_array_duplicates", ((3, 4),), kwargs={"shape": (3, 4), "key": DUPLICATES}),
+        Case("slice", ((2, 4),), kwargs={"shape": (5, 4), "key": slice(1, 3)}),
+        Case("mask", ((6,),), kwargs={"shape": (3, 4), "key": MASK}),
+    ), function="GatherBack"),
+]
+
+# ------------------------------------------- backward helpers, called directly
+BACK_CASES = (
+    Case("1d", ((5,), (5,))),
+    Case("2d", ((3, 4), (3, 4))),
+    Case("0d", ((), ())),
+    Case("grad_only", ((3,), (3,)), grad=(False, True)),
+)
+
+
+def back(name: str, ref: Any, domain: Any, **extra: Any) -> OpInfo:
+    fn = getattr(F, name)
+    return OpInfo(name, fn.apply, ref, BACK_CASES, domain=domain, function=name, **extra)
+
+
+def where_call(a: Any, b: Any, cond: np.ndarray) -> Any:
+    return F.Where.apply(tl.tensor(a.backend.asarray(cond, device=a.device)), a, b)
+
+
+BACKWARD_HELPERS = [
+    back("LogBack", lambda a, g: g / a, (D.positive, D.normal)),
+    back("InvBack", lambda a, g: -g / (a * a), (D.away_from_zero, D.normal)),
+    back("ReluBack", lambda a, g: np.where(a > 0, g, 0.0), (D.away_from_zero, D.normal)),
+    back("SigmoidBack", lambda y, g: g * y * (1.0 - y), (D.normal, D.normal)),
+    back("TanhBack", lambda y, g: g * (1.0 - y * y), (D.normal, D.normal)),
+    OpInfo("Where", where_call, lambda a, b, cond: np.where(cond, a, b), (
+        Case("same_shape", ((3, 4), (3, 4)), kwargs={"cond": MASK}),
+        Case("broadcast", ((3, 1), (4,)), kwargs={"cond": MASK}),
+        Case("one_side_grad", ((3, 4), (3, 4)), kwargs={"cond": MASK}, grad=(False, True)),
+    ), function="Where"),
+    OpInfo("SumTo", lambda g, shape: F.SumTo.apply(g, shape), sum_to_ref, (
+        Case("rows", ((3, 4),), kwargs={"shape": (1, 4)}),
+        Case("leading", ((2, 3, 4),), kwargs={"shape": (3, 1)}),
+        Case("to_0d", ((4,),), kwargs={"shape": ()}),
+        Case("identity", ((3, 4),), kwargs={"shape": (3, 4)}),
+    ), function="SumTo"),
+]
+
+# ------------------------------------- scalar functions through map/zip/reduce
+def mapped(fn: Any, ref: Any, domain: Any = D.normal, **extra: Any) -> OpInfo:
+    name = getattr(fn, "__name__", "fn")
+    return OpInfo(f"map_{name}", lambda x: x.backend.map(fn)(x), ref, UNARY[:4], domain=domain,
+                  function="Map", **extra)
+
+
+def zipped(fn: Any, ref: Any, domain: Any = D.normal, **extra: Any) -> OpInfo:
+    return OpInfo(f"zip_{fn.__name__}", lambda a, b: a.backend.zip(fn)(a, b), ref, BINARY[:5], domain=domain,
+                  function="Zip", **extra)
+
+
+SCALAR_FUNCTIONS = [
+    mapped(scalar.exp, np.exp, D.bounded),
+    mapped(scalar.ln, np.log, D.positive),
+    mapped(scalar.tanh, np.tanh),
+    mapped(scalar.sigmoid, sigmoid_ref),
+    mapped(scalar.relu, lambda x: np.where(x > 0, x, 0.0), D.away_from_zero),
+    mapped(cube_plus, lambda x: x ** 3 + x, double_backward=False,
+           double_backward_reason="second derivatives through a plain Python function raise NotImplementedError "
+                                  "by design (write it with torchlight.scalar functions)"),
+    zipped(scalar.mul, operator.mul),
+    zipped(scalar.div, operator.truediv, D.away_from_zero),
+    zipped(scalar.pow, np.power, (D.positive, D.bounded)),
+    OpInfo("reduce_mul", lambda x, dim: x.backend.reduce(scalar.mul, 1.0)(x, dim),
+           lambda x, dim: np.prod(x, axis=dim),
+           (Case("dim1", ((3, 4),), kwargs={"dim": 1}), Case("dim0", ((2, 3),), kwargs={"dim": 0})),
+           function=("Zip", "Gather")),
+]
+
+# ------------------------------------------------------- copies and moves
+COPIES = [
+    OpInfo("clone", lambda x: x.clone(), np.copy, UNARY, method="clone", function="Clone"),
+    OpInfo("detach", lambda x: x.detach(), np.copy, UNARY[:3], method="detach", differentiable=False),
+    OpInfo("astype", lambda x, dtype: x.astype(dtype), lambda x, dtype: x, (
+        Case("to_float64", ((3, 4),), kwargs={"dtype": "float64"}),
+        Case("to_float32", ((3, 4),), kwargs={"dtype": "float32"}, dtypes=("float64",),
+             tol={"forward": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "agreement": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "backward": Tol("the output is float32: central differences need a float32-sized step",
+                                  eps=1e-3, atol=1e-4, rtol=1e-4)}),
+    ), method="astype", function="AsType", output_dtype="float"),
+    OpInfo("to", lambda x, backend: x.to(backend=backend), lambda x, backend: x, (
+        Case("numpy", ((3, 4),), kwargs={"backend": "numpy"}),
+        Case("array_api_strict", ((3, 4),), kwargs={"backend": "array_api_strict"}),
+    ), method="to", function="To", same_backend=False),
+]
+
+# ------------------------------------------ functional transforms (torchlight.func)
+TRANSFORMS = [
+    OpInfo("Stack", lambda *parts: F.Stack.apply(*parts), lambda *parts: np.stack(parts), (
+        Case("two_1d", ((3,), (3,))),
+        Case("three_2d", ((2, 3), (2, 3), (2, 3))),
+        Case("0d", ((), ())),
+        Case("one_side_grad", ((4,), (4,)), grad=(True, False)),
+    ), function="Stack"),
+]
+
+# ------------------------------ the Functions under torchlight.nn, called directly
+def logsumexp_ref(x: np.ndarray, dims: tuple, keepdim: bool) -> np.ndarray:
+    top = np.max(x, axis=dims, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=dims, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, axis=dims)
+
+
+def unfold_ref(x: np.ndarray, kernel: tuple, stride: tuple) -> np.ndarray:
+    (kh, kw), (sh, sw) = kernel, stride
+    ho, wo = (x.shape[-2] - kh) // sh + 1, (x.shape[-1] - kw) // sw + 1
+    out = np.zeros(x.shape[:-2] + (ho, wo, kh * kw))
+    for p in range(ho):
+        for q in range(wo):
+            for i in range(kh):
+                for j in range(kw):
+                    out[..., p, q, i * kw + j] = x[..., p * sh + i, q * sw + j]
+    return out
+
+
+def fold_ref(g: np.ndarray, shape: tuple, kernel: tuple, stride: tuple) -> np.ndarray:
+    (kh, kw), (sh, sw) = kernel, stride
+    out = np.zeros(shape)
+    for p in range(g.shape[-3]):
+        for q in range(g.shape[-2]):
+            for i in range(kh):
+                for j in range(kw):
+                    out[..., p * sh + i, q * sw + j] += g[..., p, q, i * kw + j]
+    return out
+
+
+def pad_ref(x: np.ndarray, pads: tuple, value: float) -> np.ndarray:
+    return np.pad(x, ((0, 0),) * (x.ndim - len(pads)) + tuple(pads), constant_values=value)
+
+
+TAKE_INDEX = np.array([[0, 3], [2, 2], [1, 0]])
+NN_FUNCTIONS = [
+    OpInfo("LogSumExp", lambda x, dims, keepdim: F.LogSumExp.apply(x, dims, keepdim), logsumexp_ref, (
+        Case("all", ((3, 4),), kwargs={"dims": (0, 1), "keepdim": False}),
+        Case("dim1_keepdim", ((3, 4),), kwargs={"dims": (1,), "keepdim": True}),
+        Case("batched", ((2, 3, 4),), kwargs={"dims": (2,), "keepdim": False}),
+        Case("large", ((3,),), domain=D.fixed([1000.0, 999.0, -1000.0]), kwargs={"dims": (0,), "keepdim": False},
+             note="no overflow for large |x|",
+             tol={"backward:float32": Tol("near 1000 the float32 spacing (6e-5) is 6% of the default step",
+                                          eps=0.05)}),
+    ), function="LogSumExp"),
+    OpInfo("Softplus", F.Softplus.apply, lambda x: np.logaddexp(0.0, x), UNARY + (
+        Case("large", ((5,),), domain=D.fixed([-800.0, -30.0, 0.0, 30.0, 800.0]), note="no overflow"),),
+        function="Softplus"),
+    OpInfo("TakeAlongAxis", lambda x, index, axis: F.TakeAlongAxis.apply(x, as_key(x, index), axis),
+           lambda x, index, axis: np.take_along_axis(x, index, axis=axis), (
+               Case("axis1_duplicates", ((3, 4),), kwargs={"index": TAKE_INDEX, "axis": 1}),
+               Case("axis0", ((4, 2),), kwargs={"index": TAKE_INDEX, "axis": 0}),
+           ), function="TakeAlongAxis"),
+    OpInfo("Pad", lambda x, pads, value: F.Pad.apply(x, pads, value), pad_ref, (
+        Case("last_axis", ((2, 3),), kwargs={"pads": ((1, 2),), "value": 0.0}),
+        Case("two_axes_value", ((2, 2, 3),), kwargs={"pads": ((1, 0), (2, 1)), "value": 1.5}),
+    ), function="Pad"),
+    OpInfo("Unfold", lambda x, kernel, stride: F.Unfold.apply(x, kernel, stride), unfold_ref, (
+        Case("k2_s1", ((1, 2, 3, 3),), kwargs={"kernel": (2, 2), "stride": (1, 1)}),
+        Case("k3_s2", ((2, 1, 5, 5),), kwargs={"kernel": (3, 3), "stride": (2, 2)}),
+        Case("k2x1_s1x2", ((1, 1, 3, 4),), kwargs={"kernel": (2, 1), "stride": (1, 2)}),
+    ), function="Unfold"),
+    OpInfo("Fold", lambda g, shape, kernel, stride: F.Fold.apply(g, shape, kernel, stride), fold_ref, (
+        Case("k2_s1", ((1, 2, 2, 2, 4),), kwargs={"shape": (1, 2, 3, 3), "kernel": (2, 2), "stride": (1, 1)}),
+        Case("k3_s2", ((1, 1, 2, 2, 9),), kwargs={"shape": (1, 1, 5, 5), "kernel": (3, 3), "stride": (2, 2)}),
+    ), function="Fold"),
+]
+
+OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING
+                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + NN_FUNCTIONS)
