@@ -9,7 +9,7 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import autograd, backends, scalar  # noqa: E402  (after Tensor: they use it)
+from torchlight import autograd, backends, func, scalar  # noqa: E402  (after Tensor: they use it)
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -31,6 +31,7 @@ __all__ = [
     "autograd",
     "backends",
     "enable_grad",
+    "func",
     "full",
     "get_default_backend",
     "is_grad_enabled",

@@ -672,3 +672,21 @@ class To(Function):
     def backward(ctx: Context, g: Any) -> tuple:
         backend, device = ctx.saved_tensors
         return To.apply(g, backend, device), None, None
+
+
+# ------------------------------------- functional transforms (torchlight.func)
+class Stack(Function):
+    """`stack(parts, axis=0)` of same-shaped tensors, differentiable in each part.
+
+    How `torchlight.func.jacobian` assembles its rows when they carry
+    history (a Jacobian inside another transform); the backward hands row
+    i of the gradient to part i.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *parts: Any) -> Any:
+        return parts[0].backend.xp.stack([p.data for p in parts], axis=0)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return tuple(g[i] if need else None for i, need in enumerate(ctx.needs_input_grad))

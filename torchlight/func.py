@@ -1,0 +1,475 @@
+"""`torchlight.func`: derivatives as functions, on plain arrays or on Tensors.
+
+`grad`, `value_and_grad`, `vjp`, `jvp`, `jacobian`, `hessian` and `hvp`
+take a function `f` written with Tensor ops and give back functions (or
+values) that compute its derivatives, in the style of JAX and `torch.func`.
+
+- Arrays in, arrays out: call a transformed function with arrays of any
+  supported library (NumPy, CuPy, array_api_strict, ...) or Python numbers,
+  and the results are arrays of the same library, device and dtype. Call it
+  with Tensors and the results are Tensors. `f` always receives Tensors
+  (array arguments are wrapped without a copy, as constants when they are
+  not differentiated).
+- Nesting: `grad(grad(f))`, `jacobian(grad(f))`, `hessian(f)` work. A
+  transform whose `f` depends on a Tensor of an enclosing differentiable
+  computation (its argument, or a closure over a Tensor that requires
+  grad) builds its derivatives with `create_graph=True` and returns Tensors
+  that keep that dependence, even when it was given arrays: derivatives of
+  derivatives are ordinary reverse mode, one graph on top of another.
+- Each differentiated argument enters `f` as a new node of the graph, so a
+  closure that uses the same Tensor is held fixed (no perturbation
+  confusion): `grad(lambda y: x * y)(x)` is `x`, not `2 x`.
+- There is no forward mode: `jvp` is the double-vjp construction and
+  `hvp` is reverse-over-reverse (it returns H^T v, which is H v for any
+  twice continuously differentiable f).
+
+Example:
+    >>> import numpy as np
+    >>> from torchlight import func
+    >>> f = lambda x: (x ** 3).sum()
+    >>> func.grad(f)(np.array([1.0, 2.0]))
+    array([ 3., 12.])
+    >>> func.hessian(f)(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    >>> float(func.grad(func.grad(func.grad(lambda x: x ** 4)))(2.0))
+    48.0
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from torchlight import grad_mode
+from torchlight.autograd import functions as F
+from torchlight.autograd.engine import topological_sort
+from torchlight.autograd.functional import grad as autograd_grad
+from torchlight.tensor import Tensor
+
+__all__ = ["grad", "hessian", "hvp", "jacobian", "jvp", "value_and_grad", "vjp"]
+
+Argnums = int | tuple[int, ...]
+
+
+# ------------------------------------------------------------------ the transforms
+def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
+    """The gradient of a scalar-valued `f` with respect to argument(s) `argnums`.
+
+    Returns a function of the same arguments as `f`. With a tuple `argnums`
+    it returns a tuple of gradients; with `has_aux=True`, `f` returns
+    `(output, aux)` and the new function returns `(gradient, aux)`.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> func.grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(np.ones(2), np.full(2, 3.0))
+        (array([3., 3.]), array([1., 1.]))
+    """
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def grad_f(*args: Any) -> Any:
+        value, g = value_and_grad_f(*args)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+def value_and_grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
+    """Like `grad`, but the new function returns `(value, gradient)`.
+
+    With `has_aux=True` it returns `((value, aux), gradient)`, as JAX does.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> value, g = func.value_and_grad(lambda x: (x * x).sum())(np.array([1.0, 2.0]))
+        >>> float(value), g
+        (5.0, array([2., 4.]))
+    """
+
+    @functools.wraps(f)
+    def value_and_grad_f(*args: Any) -> Any:
+        nums = _argnums(argnums, len(args), "grad")
+        trace = _Trace("grad", f, args, nums, has_aux)
+        out = trace.scalar_output()
+        grads = trace.pullback([out], [None], create_graph=trace.nested, retain_graph=False)
+        grads = [trace.export(g) for g in grads]
+        value = trace.export(trace.result)
+        if has_aux:
+            value = (value, trace.export(trace.aux))
+        return value, (grads[0] if isinstance(argnums, int) else tuple(grads))
+
+    return value_and_grad_f
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`f(*primals)` and a function mapping a cotangent to the vector-Jacobian products.
+
+    Returns `(value, vjp_fn)`, or `(value, vjp_fn, aux)` with `has_aux`.
+    `vjp_fn(cotangent)` takes one cotangent shaped like `value` (a tuple of
+    them when `f` returns a tuple) and returns a tuple with one entry per
+    primal. It can be called many times: the graph of `f` is kept until
+    `vjp_fn` is dropped. A cotangent that is a Tensor requiring grad gives
+    results that are differentiable in it (that is how `jvp` is made).
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> value, vjp_fn = func.vjp(lambda x: x * x, np.array([1.0, 2.0]))
+        >>> vjp_fn(np.array([1.0, 10.0]))
+        (array([ 2., 40.]),)
+    """
+    trace = _Trace("vjp", f, primals, tuple(range(len(primals))), has_aux)
+
+    def vjp_fn(cotangent: Any) -> tuple:
+        cotangents = trace.unflatten_like("vjp", cotangent)
+        seeds = [_like("vjp", "cotangent", i, c, o) for i, (c, o) in enumerate(zip(cotangents, trace.outputs))]
+        create = grad_mode.is_grad_enabled() and (trace.nested or _any_requires_grad(seeds))
+        grads = trace.pullback(trace.outputs, seeds, create_graph=create, retain_graph=True)
+        return tuple(trace.export(g, keep=create) for g in grads)
+
+    value = trace.export(trace.result)
+    return (value, vjp_fn, trace.export(trace.aux)) if has_aux else (value, vjp_fn)
+
+
+def jvp(f: Callable, primals: Any, tangents: Any, *, has_aux: bool = False) -> tuple:
+    """`(f(*primals), J @ tangents)`: the Jacobian-vector product, by double vjp.
+
+    `primals` and `tangents` are tuples (or one array/Tensor each). The
+    product is d/du <vjp(u), tangents>: the vjp is linear in the cotangent
+    `u`, so one more reverse pass through it gives J @ tangents. It costs
+    about three passes of `f`. With `has_aux`, returns `(value, jvp, aux)`.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> func.jvp(lambda x: x ** 2, (np.array([1.0, 3.0]),), (np.array([1.0, 1.0]),))
+        (array([1., 9.]), array([2., 6.]))
+    """
+    primals, tangents = _pair_up("jvp", primals, tangents)
+    trace = _Trace("jvp", f, primals, tuple(range(len(primals))), has_aux)
+    tangents = [_like("jvp", "tangent", i, t, x) for i, (t, x) in enumerate(zip(tangents, trace.inputs))]
+    live = [o for o in trace.outputs if o.requires_grad]
+    dummies = [_zeros(o).requires_grad_(True) for o in live]
+    products = {id(o): _zeros(o) for o in trace.outputs}
+    create = trace.grad_enabled and (trace.nested or _any_requires_grad(tangents))
+    if live:
+        vjps = autograd_grad(live, trace.inputs, dummies, create_graph=True, retain_graph=True, allow_unused=True)
+        pairs = [(g, t) for g, t in zip(vjps, tangents) if g is not None and g.requires_grad]
+        if pairs:
+            jvps = autograd_grad([g for g, _ in pairs], dummies, [t for _, t in pairs], create_graph=create,
+                                 retain_graph=create or trace.outside, materialize_grads=True)
+            products.update({id(o): j for o, j in zip(live, jvps)})
+    tangent_out = trace.rebuild([trace.export(products[id(o)], keep=create) for o in trace.outputs])
+    value = trace.export(trace.result)
+    return (value, tangent_out, trace.export(trace.aux)) if has_aux else (value, tangent_out)
+
+
+def jacobian(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of `f` in argument(s) `argnums`, by reverse mode.
+
+    The new function returns an array (or Tensor) of shape
+    `output.shape + input.shape`: a tuple over inputs for a tuple `argnums`,
+    and a tuple over outputs (outermost) when `f` returns a tuple; with
+    `has_aux`, `(jacobian, aux)`. `f` runs once; its graph is then walked
+    once per output element (one vjp per row, the graph retained between
+    them), so the cost is about `output.size` backward passes: choose it
+    for functions with few outputs.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> func.jacobian(lambda x: x[0] * x)(np.array([2.0, 3.0]))
+        array([[4., 0.],
+               [3., 2.]])
+    """
+
+    @functools.wraps(f)
+    def jacobian_f(*args: Any) -> Any:
+        nums = _argnums(argnums, len(args), "jacobian")
+        trace = _Trace("jacobian", f, args, nums, has_aux)
+        blocks = []
+        for o in trace.outputs:
+            per_input = [trace.export(j) for j in _jacobian_blocks(trace, o)]
+            blocks.append(per_input[0] if isinstance(argnums, int) else tuple(per_input))
+        result = trace.rebuild(blocks)
+        return (result, trace.export(trace.aux)) if has_aux else result
+
+    return jacobian_f
+
+
+def hessian(f: Callable, argnums: Argnums = 0) -> Callable:
+    """The second derivatives of `f` in argument(s) `argnums`: `jacobian(jacobian(f))`.
+
+    For a scalar `f` of an input of shape s this is the Jacobian of its
+    gradient, shaped `s + s`; for a non-scalar `f`, `output.shape + s + s`.
+    A tuple `argnums` gives the nested tuple of blocks `H[i][j]`.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> A = np.array([[1.0, 2.0], [0.0, 3.0]])
+        >>> func.hessian(lambda x: x @ A @ x)(np.zeros(2))
+        array([[2., 2.],
+               [2., 6.]])
+    """
+    return jacobian(jacobian(f, argnums), argnums)
+
+
+def hvp(f: Callable, primals: Any, tangents: Any) -> tuple:
+    """`(f(*primals), H @ tangents)` for a scalar `f`, without forming H.
+
+    Reverse-over-reverse: the gradient is built with `create_graph=True`,
+    then one more reverse pass of `<gradient, tangents>` gives H^T v = H v.
+    About three passes of `f`. `primals` and `tangents` are tuples (the
+    product is then a tuple, one entry per primal) or one array/Tensor each.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import func
+        >>> value, hv = func.hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+        >>> float(value), hv
+        (9.0, array([6., 0.]))
+    """
+    single = not isinstance(primals, (tuple, list))
+    primals, tangents = _pair_up("hvp", primals, tangents)
+    trace = _Trace("hvp", f, primals, tuple(range(len(primals))), False)
+    tangents = [_like("hvp", "tangent", i, t, x) for i, (t, x) in enumerate(zip(tangents, trace.inputs))]
+    out = trace.scalar_output()
+    create = trace.grad_enabled and (trace.nested or _any_requires_grad(tangents))
+    products = [_zeros(x) for x in trace.inputs]
+    if out.requires_grad:
+        grads = autograd_grad([out], trace.inputs, create_graph=True, retain_graph=True, allow_unused=True)
+        pairs = [(g, t) for g, t in zip(grads, tangents) if g is not None and g.requires_grad]
+        if pairs:
+            products = list(autograd_grad([g for g, _ in pairs], trace.inputs, [t for _, t in pairs],
+                                          create_graph=create, retain_graph=create or trace.outside,
+                                          materialize_grads=True))
+    products = [trace.export(p, keep=create) for p in products]
+    return trace.export(out), (products[0] if single else tuple(products))
+
+
+# ---------------------------------------------------------------- one run of f
+class _Trace:
+    """One run of `f` on fresh differentiable copies of the differentiated primals.
+
+    `inputs` holds one Tensor per differentiated primal, each a new node (a
+    new leaf, or an identity op on a Tensor of an enclosing differentiable
+    computation, which keeps the link). `nested` says whether `f`'s results
+    depend on some Tensor requiring grad outside this trace: then the
+    derivatives are built with `create_graph=True` and stay Tensors.
+    """
+
+    def __init__(self, name: str, f: Callable, args: Sequence[Any], argnums: tuple[int, ...],
+                 has_aux: bool) -> None:
+        self.name = name
+        self.grad_enabled = grad_mode.is_grad_enabled()
+        self.as_arrays = not any(isinstance(args[i], Tensor) for i in argnums)
+        call = [_constant(a) for a in args]
+        self.inputs = []
+        with grad_mode.enable_grad():
+            for i in argnums:
+                call[i] = _enter(name, i, args[i], self.grad_enabled)
+                self.inputs.append(call[i])
+            result = f(*call)
+        self.aux = None
+        if has_aux:
+            if not isinstance(result, tuple) or len(result) != 2:
+                raise TypeError(f"{name}: with has_aux=True, f must return a pair (output, aux)")
+            result, self.aux = result
+        self.result = result
+        self.structure = type(result) if isinstance(result, (tuple, list)) else None
+        parts = list(result) if self.structure else [result]
+        self.outputs = [_output(name, p, self.inputs[0]) for p in parts]
+        own = {id(x) for x in self.inputs if x.is_leaf}
+        self.outside = _reaches_outside(self.outputs + _tensors_in(self.aux), own)
+        self.nested = self.grad_enabled and self.outside
+
+    def scalar_output(self) -> Tensor:
+        """The single one-element output of a scalar function."""
+        if self.structure is not None or self.outputs[0].size != 1:
+            shape = "a tuple" if self.structure is not None else f"shape {self.outputs[0].shape}"
+            raise ValueError(f"{self.name}: f must return a one-element Tensor (a scalar), got {shape}; "
+                             "use jacobian or vjp for other outputs")
+        return self.outputs[0]
+
+    def pullback(self, outputs: list[Tensor], seeds: list[Any], *, create_graph: bool,
+                 retain_graph: bool) -> list[Tensor]:
+        """sum_k <seeds[k], d outputs[k] / d inputs>, zeros for inputs f does not use."""
+        live = [(o, s) for o, s in zip(outputs, seeds) if o.requires_grad]
+        if not live:
+            return [_zeros(x) for x in self.inputs]
+        return list(autograd_grad([o for o, _ in live], self.inputs, [s for _, s in live],
+                                  create_graph=create_graph, retain_graph=retain_graph or self.outside,
+                                  materialize_grads=True))
+
+    def export(self, value: Any, keep: bool | None = None) -> Any:
+        """A result in the caller's kind: arrays for array callers, Tensors for Tensor callers.
+
+        A Tensor still differentiable with respect to an enclosing
+        computation (`keep`, default `nested`) is returned as it is.
+        """
+        keep = self.nested if keep is None else keep
+        if isinstance(value, Tensor):
+            if keep and value.requires_grad:
+                return value
+            value = value.detach()
+            return value.data if self.as_arrays else value
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.export(v, keep) for v in value)
+        if isinstance(value, dict):
+            return {k: self.export(v, keep) for k, v in value.items()}
+        return value
+
+    def rebuild(self, parts: list[Any]) -> Any:
+        """`parts` (one per output) in the structure `f` returned."""
+        return self.structure(parts) if self.structure else parts[0]
+
+    def unflatten_like(self, name: str, value: Any) -> list[Any]:
+        """A value shaped like f's result (one entry, or a tuple) as a list."""
+        if self.structure is None:
+            return [value]
+        if not isinstance(value, (tuple, list)) or len(value) != len(self.outputs):
+            raise ValueError(f"{name}: f returned {len(self.outputs)} outputs; give a tuple of as many cotangents")
+        return list(value)
+
+
+# ------------------------------------------------------------------ helpers
+def _argnums(argnums: Argnums, nargs: int, name: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ValueError(f"{name}: argnums is empty")
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(f"{name}: argnums={argnums!r} is out of range for {nargs} positional argument(s)")
+    out = tuple(a % nargs for a in nums)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: argnums={argnums!r} names an argument twice")
+    return out
+
+
+def _is_array(value: Any) -> bool:
+    from torchlight.creation import _is_array as is_array
+
+    return not isinstance(value, Tensor) and is_array(value)
+
+
+def _constant(arg: Any) -> Any:
+    """An array argument as a constant Tensor (no copy); anything else as it is."""
+    if _is_array(arg):
+        from torchlight.creation import tensor
+
+        return tensor(arg)
+    return arg
+
+
+def _enter(name: str, i: int, primal: Any, grad_enabled: bool) -> Tensor:
+    """A new differentiable node for `primal` (an array, a number or a Tensor)."""
+    from torchlight.creation import tensor
+
+    if isinstance(primal, Tensor):
+        if primal.requires_grad and grad_enabled:
+            return F.Reshape.apply(primal, primal.shape)  # an identity: keeps the enclosing graph
+        x = primal.detach()
+    elif isinstance(primal, (int, float)) and not isinstance(primal, bool):
+        x = tensor(float(primal))
+    elif _is_array(primal):
+        x = tensor(primal)
+    else:
+        raise TypeError(f"{name}: argument {i} is a {type(primal).__name__}; "
+                        "differentiate with respect to arrays, Tensors or numbers")
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{name}: argument {i} has dtype {x.dtype}; derivatives need a floating-point "
+                        "dtype (cast it first)")
+    return x.requires_grad_(True)
+
+
+def _output(name: str, value: Any, like: Tensor) -> Tensor:
+    """One output of f as a Tensor (an array or a number is a constant)."""
+    if isinstance(value, Tensor):
+        return value
+    if _is_array(value):
+        from torchlight.creation import tensor
+
+        return tensor(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        xp = like.backend.xp
+        return Tensor._wrap(xp.asarray(float(value), dtype=like.dtype, device=like.device), like.backend)
+    raise TypeError(f"{name}: f returned a {type(value).__name__}; it must return Tensors "
+                    "(or a tuple of them)")
+
+
+def _tensors_in(value: Any) -> list[Tensor]:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v)]
+    return []
+
+
+def _reaches_outside(roots: list[Tensor], own: set[int]) -> bool:
+    """Whether the graph of `roots` has a leaf requiring grad that is not in `own`."""
+    live = [t for t in roots if t.requires_grad]
+    return bool(live) and any(node.is_leaf and id(node) not in own for node in topological_sort(live))
+
+
+def _any_requires_grad(tensors: Sequence[Tensor]) -> bool:
+    return any(t.requires_grad for t in tensors)
+
+
+def _zeros(like: Tensor) -> Tensor:
+    return Tensor._wrap(like.backend.xp.zeros_like(like.data), like.backend)
+
+
+def _like(name: str, what: str, i: int, value: Any, like: Tensor) -> Tensor:
+    """A tangent or cotangent as a Tensor of `like`'s backend, device, dtype and shape."""
+    if not isinstance(value, Tensor):
+        value = Tensor._wrap(like.backend.asarray(value, dtype=like.dtype, device=like.device), like.backend)
+    elif value.dtype != like.dtype:
+        value = value.astype(like.dtype)
+    if value.shape != like.shape:
+        raise ValueError(f"{name}: {what} {i} has shape {value.shape}, but it must match shape {like.shape}")
+    return value
+
+
+def _pair_up(name: str, primals: Any, tangents: Any) -> tuple[tuple, tuple]:
+    """`primals` and `tangents` as tuples of equal length."""
+    single = not isinstance(primals, (tuple, list))
+    primals = (primals,) if single else tuple(primals)
+    tangents = (tangents,) if single and not isinstance(tangents, (tuple, list)) else tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ValueError(f"{name}: {len(primals)} primals but {len(tangents)} tangents")
+    if not primals:
+        raise ValueError(f"{name}: no primals")
+    return primals, tangents
+
+
+def _jacobian_blocks(trace: _Trace, out: Tensor) -> list[Tensor]:
+    """d out / d input for each input of `trace`, shaped out.shape + input.shape."""
+    shapes = [out.shape + x.shape for x in trace.inputs]
+    if not out.requires_grad or out.size == 0:
+        return [Tensor._wrap(x.backend.xp.zeros(s, dtype=x.dtype, device=x.device), x.backend)
+                for x, s in zip(trace.inputs, shapes)]
+    xp = out.backend.xp
+    positions = xp.arange(out.size, device=out.device)
+    rows: list[list[Tensor]] = [[] for _ in trace.inputs]
+    for k in range(out.size):
+        onehot = Tensor._wrap(xp.reshape(xp.astype(positions == k, out.dtype), out.shape), out.backend)
+        grads = trace.pullback([out], [onehot], create_graph=trace.nested, retain_graph=True)
+        for row, g in zip(rows, grads):
+            row.append(g)
+    return [_stack(row, shape) for row, shape in zip(rows, shapes)]
+
+
+def _stack(rows: list[Tensor], shape: tuple[int, ...]) -> Tensor:
+    """The rows stacked into one Tensor of `shape` (differentiably if any row needs it)."""
+    if _any_requires_grad(rows):
+        return F.Stack.apply(*rows).reshape(shape)
+    like = rows[0]
+    xp = like.backend.xp
+    return Tensor._wrap(xp.reshape(xp.stack([r.data for r in rows], axis=0), shape), like.backend)
