@@ -33,6 +33,11 @@ class _GradMode:
 
     mode = True
 
+    def __new__(cls, fn: Callable | None = None) -> Any:
+        # `@tl.no_grad` (no parentheses) decorates `fn` directly, as in PyTorch
+        self = super().__new__(cls)
+        return self if fn is None else self(fn)
+
     def __enter__(self) -> None:
         self._previous = is_grad_enabled()
         _state.enabled = self.mode

@@ -174,7 +174,10 @@ class Tensor:
                 f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
             )
         if not retain_graph:
+            # the graph above this node is no longer needed: dropping the edge
+            # lets each activation be freed as soon as the walk has passed it
             ctx.release()
+            history.inputs = ()
         pairs = []
         for inp, g in zip(inputs, grads):
             if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
@@ -188,12 +191,18 @@ class Tensor:
             pairs.append((inp, g))
         return pairs
 
-    def accumulate_derivative(self, d: Tensor) -> None:
-        """Add `d` into `.grad`; the first gradient never aliases another array."""
-        if d.history is None and not self.backend.owns_fresh_memory(d.data):
-            d = Tensor._wrap(self.backend.copy(d.data), self.backend)
-        elif d.history is not None:
+    def accumulate_derivative(self, d: Tensor, shared: bool = False) -> None:
+        """Add `d` into `.grad`; the first gradient never aliases another array.
+
+        `shared` says the engine has handed `d`'s array to another node (or
+        that it is the caller's seed), so it is copied rather than kept.
+        """
+        if d.history is not None:
             d = F.Clone.apply(d)
+        elif shared or not self.backend.owns_fresh_memory(d.data):
+            d = Tensor._wrap(self.backend.copy(d.data), self.backend)
+        else:
+            d = Tensor._wrap(d.data, self.backend)
         old = self._grad
         if old is None:
             self._grad = d
@@ -213,6 +222,8 @@ class Tensor:
                 f"backward: the gradient has shape {deriv.shape} but the tensor has shape {self.shape}"
             )
         check_same_backend("backward", self, deriv)
+        if deriv.data.dtype != self.data.dtype:
+            deriv = deriv.astype(self.dtype)
         return deriv
 
     # --------------------------------------------------------------- autograd
@@ -300,8 +311,10 @@ class Tensor:
         return F.To.apply(self, target, device)
 
     def astype(self, dtype: Any) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes)."""
-        return F.AsType.apply(self, self.backend.resolve_dtype(dtype))
+        """A copy with another dtype (differentiable between float dtypes;
+        a cast to an integer or boolean dtype has no gradient, as PyTorch)."""
+        out = F.AsType.apply(self, self.backend.resolve_dtype(dtype))
+        return out if not out.requires_grad or self.backend.is_floating(out.dtype) else out.detach()
 
     def __repr__(self) -> str:
         body = np.array2string(self.numpy(), separator=", ", prefix="tensor(") if self.backend.name != "cupy" \

@@ -86,14 +86,17 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
           capture: Iterable[Any] | None) -> list[Any] | None:
     grads: dict[int, Any] = {}
+    seeds = []
     for root, deriv in zip(roots, derivs):
         d = root.seed_derivative(deriv)
+        seeds.append(d)
         grads[id(root)] = _add(grads.get(id(root)), d)
     captured = None if capture is None else {id(c): c for c in capture}
     order = topological_sort(list(roots))
     results: dict[int, Any] = {}
     commits: list[tuple[Any, Any]] = []
-    for node in reversed(order):
+    while order:
+        node = order.pop()  # popped, not iterated: a finished node can be freed mid-walk
         key = id(node)
         d = grads.pop(key, None)
         if d is None:
@@ -111,9 +114,26 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
-    for node, d in commits:
-        node.accumulate_derivative(d)
+    _commit(commits, seeds)
     return None
+
+
+def _commit(commits: list[tuple[Any, Any]], seeds: list[Any]) -> None:
+    """Hand each gradient to its node, never one array to two `.grad`s.
+
+    A backward may pass one gradient on unchanged to several inputs (Add,
+    Clone), and a seed given by the caller may reach a leaf as it is: such an
+    array (one already handed out, or a seed) is committed as `shared`, and
+    the node copies it. Scalar gradients (plain floats) have no array.
+    """
+    handed = {id(s.data) for s in seeds if hasattr(s, "data")}
+    for node, d in commits:
+        data = getattr(d, "data", None)
+        if data is None:
+            node.accumulate_derivative(d)
+            continue
+        node.accumulate_derivative(d, shared=id(data) in handed)
+        handed.add(id(data))
 
 
 def _add(total: Any, d: Any) -> Any:

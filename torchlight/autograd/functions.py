@@ -180,9 +180,11 @@ class Pow(Function):
         if ctx.needs_input_grad[0]:
             if not hasattr(p, "data"):
                 ga = g * 0.0 if p == 0 else g * (a ** (p - 1) * p)
-            else:
-                zero = p.backend.xp.zeros_like(p.data)
-                ga = Where.apply(_const(p, p.data != zero), g * (a ** (p - 1.0) * p), g * 0.0)
+            else:  # p * a ** (p - 1) with the exponent 1 where p == 0: 0 there, and no 0 ** -1
+                xp = p.backend.xp
+                nonzero = _const(p, p.data != xp.zeros_like(p.data))
+                safe_p = Where.apply(nonzero, p, _const(p, xp.ones_like(p.data)))
+                ga = g * (a ** (safe_p - 1.0) * p)
         if hasattr(p, "data") and ctx.needs_input_grad[1]:
             xp = a.backend.xp
             positive = a.data > 0
