@@ -5,7 +5,7 @@
     python -m conformance --matrix numpy.json array_api_strict.json [--output docs/conformance.md]
 
 The last line of a run is `N passed, N failed, N skipped`; the exit status
-is 1 when anything failed. An unusable backend or device is skipped with
+is 1 when anything failed (2 when --ops matches nothing). An unusable backend or device is skipped with
 its reason (exit status 0, nothing passed).
 """
 
@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         matrix.write(args.matrix, args.output)
         print(f"wrote {args.output} from {len(args.matrix)} report(s)")
         return 0
+    if not database.select(args.ops):
+        print(f"no op matches {args.ops!r}; see python -m conformance --list", file=sys.stderr)
+        return 2
     progress = sys.stderr if sys.stderr.isatty() else None
     report = runner.run(args.backend, args.device, args.dtype, args.ops, progress=progress)
     if args.report:

@@ -87,8 +87,9 @@ def skip_reason(op: OpInfo, case: Case, target: Target, dtype: str) -> str | Non
         return f"case {case.name} runs in {', '.join(case.dtypes)} only"
     if target.name in op.skips:
         return op.skips[target.name]
-    if not target.has_dtype(dtype):
-        return f"device {target.device_name} of {target.name} has no {dtype}"
+    for wanted in (dtype, case.kwargs.get("dtype")):
+        if isinstance(wanted, str) and not target.has_dtype(wanted):
+            return f"device {target.device_name} of {target.name} has no {wanted}"
     if case.other_backend is not None:
         try:
             resolve(_other_backend(target))

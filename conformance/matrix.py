@@ -5,7 +5,7 @@ Example:
     >>> from conformance.matrix import render
     >>> from conformance.runner import run
     >>> text = render([run("numpy", "cpu", ["float64"], "exp", out=io.StringIO())])
-    >>> "| exp | 5/5 |" in text
+    >>> "| `exp` | 5/5 |" in text
     True
 """
 
@@ -32,6 +32,29 @@ gradient check with float32 step and tolerances, metadata, agreement).
 
 A cell reads `passed/run`; skipped cases are counted apart and never as
 passed; a column whose backend or device is not usable says why.
+
+## Running it
+
+    python -m conformance --backend numpy --device cpu      # one row per op, then "N passed, N failed, N skipped"
+    python -m conformance --backend cupy --device 0 --dtype float64 --ops "exp,Back" --report cupy.json
+    python -m conformance --list                            # the op names
+    pytest conformance --backend=cupy [--device 0]          # the same cases as tests: test_case[op-case-backend-dtype]
+
+The exit status is 1 when any case fails. A failure names the op, the case,
+the target, the dtype and the check, e.g. `exp [1d] on cupy/0 float64:
+backward: directional derivative: backward gives ..., central differences
+give ...`.
+
+## Adding an op
+
+One `OpInfo` in `conformance/ops.py` (core ops) or `conformance/ops_nn.py`
+(`torchlight.nn.functional`): the call on Tensors, a float64 NumPy
+reference, the input domain (`conformance/domains.py`: `positive` for log
+and sqrt, `away_from_zero` for kinks, `distinct` against ties), the cases
+(shapes per Tensor input, kwargs, `raises=`/`match=` for bad inputs,
+`grad_reference=` at a kink), and `Tol(reason, ...)` where a check needs
+slack. The coverage tests in `conformance/test_suite.py` fail while a
+Tensor method, a Function or an nn.functional function has no entry.
 """
 
 
@@ -44,8 +67,10 @@ def render(reports: list[dict[str, Any]], names: list[str] | None = None) -> str
     lines = [HEADER.format(reports=" ".join(names or ["REPORT.json ..."])), "## Summary", ""]
     for r in reports:
         extra = f" — not usable here: {r['unusable']}" if r.get("unusable") else ""
+        device = f" --device {r['device']}" if r["device"] else ""
+        command = f"python -m conformance --backend {r['backend']}{device}"
         lines.append(f"- `{r['target']}` ({', '.join(r['dtypes'])}): **{summary_line(r['summary'])}**"
-                     f" in {r['seconds']} s{extra}")
+                     f" in {r['seconds']} s (`{command}`){extra}")
     lines += ["", "## Ops", "", _table(reports), "", _failures(reports), _database_notes()]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -71,11 +96,11 @@ def _table(reports: list[dict[str, Any]]) -> str:
     order: list[str] = []
     for r in reports:
         order += [op["name"] for op in r["ops"] if op["name"] not in order]
-    functions = {op["name"]: ", ".join(op["functions"]) for r in reports for op in r["ops"]}
+    functions = {op["name"]: ", ".join(op["functions"]) or "—" for r in reports for op in r["ops"]}
     columns = [_cells(r) for r in reports]
     head = "| op | " + " | ".join(f"{r['target']}" for r in reports) + " | Function |"
     rule = "|---|" + "---|" * len(reports) + "---|"
-    rows = [f"| {name} | " + " | ".join(c.get(name, "—") for c in columns) + f" | {functions[name]} |"
+    rows = [f"| `{name}` | " + " | ".join(c.get(name, "—") for c in columns) + f" | {functions[name]} |"
             for name in order]
     return "\n".join([head, rule, *rows])
 
@@ -83,7 +108,7 @@ def _table(reports: list[dict[str, Any]]) -> str:
 def _failures(reports: list[dict[str, Any]]) -> str:
     lines = []
     for r in reports:
-        failed = [x["message"] for x in r["results"] if x["status"] == "failed"]
+        failed = [" ".join(x["message"].split()) for x in r["results"] if x["status"] == "failed"]
         if failed:
             lines += [f"### Failures on `{r['target']}`", ""] + [f"- {m}" for m in failed] + [""]
     return "\n".join(lines)
@@ -100,7 +125,7 @@ def _database_notes() -> str:
         for case in op.cases:
             for key, tol in case.tol.items():
                 lines.append(f"- `{op.name}` [{case.name}] {key}: {_tol(tol)} — {tol.reason}")
-            if case.note:
+            if case.note and case.raises is None:
                 lines.append(f"- `{op.name}` [{case.name}]: {case.note}")
     return "\n".join(lines)
 

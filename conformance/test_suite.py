@@ -232,6 +232,11 @@ def test_unusable_device_is_skipped_with_its_reason_never_passed(capsys):
     assert out.splitlines()[-1] == "0 passed, 0 failed, 10 skipped"
 
 
+def test_a_pattern_matching_nothing_is_an_error(capsys):
+    assert cli.main(["--ops", "no_such_op"]) == 2
+    assert "no op matches" in capsys.readouterr().err
+
+
 def test_unknown_backend_is_unusable_with_a_reason():
     with pytest.raises(Unusable, match="unknown backend"):
         resolve("no_such_library")
@@ -251,11 +256,11 @@ def test_matrix_has_ops_as_rows_and_targets_as_columns(tmp_path):
                run("numpy", "cuda:0", ["float64"], "exp,log", out=io.StringIO())]
     text = render(reports)
     assert "| op | numpy/cpu | numpy/cuda:0 | Function |" in text
-    assert "| exp | 5/5 | skipped | Exp |" in text
-    assert "| log | 6/6 | skipped | Log |" in text
+    assert "| `exp` | 5/5 | skipped | Exp |" in text
+    assert "| `log` | 6/6 | skipped | Log |" in text
     assert "0 passed, 0 failed, 11 skipped" in text
     cli.main(["--matrix", *_dump(tmp_path, reports), "--output", str(tmp_path / "m.md")])
-    assert (tmp_path / "m.md").read_text().count("| exp |") == 1
+    assert (tmp_path / "m.md").read_text().count("| `exp` |") == 1
 
 
 def _dump(tmp_path, reports):
