@@ -91,10 +91,10 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
           capture: Iterable[Any] | None) -> list[Any] | None:
     grads: dict[int, Any] = {}
-    seeds = []
+    seed_ids = set()  # ids only: a seed is dropped, like any gradient, once passed on
     for root, deriv in zip(roots, derivs):
         d = root.seed_derivative(deriv)
-        seeds.append(d)
+        seed_ids.add(id(getattr(d, "data", d)))
         grads[id(root)] = _add(grads.get(id(root)), d)
     captured = None if capture is None else {id(c): c for c in capture}
     order = topological_sort(list(roots))
@@ -119,11 +119,11 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
-    _commit(commits, seeds)
+    _commit(commits, seed_ids)
     return None
 
 
-def _commit(commits: list[tuple[Any, Any]], seeds: list[Any]) -> None:
+def _commit(commits: list[tuple[Any, Any]], seed_ids: set[int]) -> None:
     """Hand each gradient to its node, never one array to two `.grad`s.
 
     A backward may pass one gradient on unchanged to several inputs (Add,
@@ -131,7 +131,7 @@ def _commit(commits: list[tuple[Any, Any]], seeds: list[Any]) -> None:
     array (one already handed out, or a seed) is committed as `shared`, and
     the node copies it. Scalar gradients (plain floats) have no array.
     """
-    handed = {id(s.data) for s in seeds if hasattr(s, "data")}
+    handed = set(seed_ids)
     for node, d in commits:
         data = getattr(d, "data", None)
         if data is None:
