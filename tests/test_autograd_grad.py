@@ -125,3 +125,17 @@ def test_grad_mode_is_restored_and_create_graph_works_under_no_grad(backend):
     assert tl.is_grad_enabled()
     (h,) = grad(g.sum(), x)
     np.testing.assert_allclose(host(h), [18.0])
+
+
+def test_only_the_part_of_the_graph_leading_to_the_inputs_is_walked(backend):
+    w = leaf(backend, [0.5, -1.0])
+    z = w.exp()
+    x = leaf(backend, [2.0, 3.0])
+    (gx,) = grad((z * x).sum(), x)  # needs nothing below z: exp(w) is neither run nor freed
+    np.testing.assert_allclose(host(gx), np.exp([0.5, -1.0]))
+    z.sum().backward(retain_graph=True)
+    np.testing.assert_allclose(host(w.grad), np.exp([0.5, -1.0]))
+    a, b = x.tanh().sum(), (z * z).sum()
+    grad([a, b], x, retain_graph=False)  # walks and frees a's graph only
+    (gz,) = grad(b, z)
+    np.testing.assert_allclose(host(gz), 2 * np.exp([0.5, -1.0]))

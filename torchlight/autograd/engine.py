@@ -98,6 +98,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         grads[id(root)] = _add(grads.get(id(root)), d)
     captured = None if capture is None else {id(c): c for c in capture}
     order = topological_sort(list(roots))
+    feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
     commits: list[tuple[Any, Any]] = []
     while order:
@@ -111,11 +112,12 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
                 results[key] = d
         elif node.is_leaf or node.retains_grad:
             commits.append((node, d))
-        if node.is_leaf:
+        if node.is_leaf or feeding is not None and key not in feeding:
             continue
         for parent, d_parent in node.chain_rule(d, retain_graph):
             pkey = id(parent)
-            grads[pkey] = _add(grads.get(pkey), d_parent)
+            if feeding is None or pkey in feeding or pkey in captured:
+                grads[pkey] = _add(grads.get(pkey), d_parent)
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
@@ -139,6 +141,22 @@ def _commit(commits: list[tuple[Any, Any]], seed_ids: set[int]) -> None:
             continue
         node.accumulate_derivative(d, shared=id(data) in handed)
         handed.add(id(data))
+
+
+def _feeding(order: list[Any], captured: dict[int, Any]) -> set[int]:
+    """Ids of the nodes with a captured node among their ancestors.
+
+    With `capture`, only these pass gradients on: the rest of the graph is
+    neither run nor freed (as in PyTorch's autograd.grad), so a part that
+    another computation still needs is left alone. A freed node (its edges
+    dropped) counts as feeding, so that its chain_rule reports it.
+    """
+    feeding: set[int] = set()
+    for node in order:  # leaves first: a node's parents are settled before it
+        parents = node.parents
+        if any(id(p) in captured or id(p) in feeding for p in parents) or not (parents or node.is_leaf):
+            feeding.add(id(node))  # (the last case: a freed node, whose chain_rule says so)
+    return feeding
 
 
 def _add(total: Any, d: Any) -> Any:
