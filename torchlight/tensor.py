@@ -57,6 +57,29 @@ def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
+_NUMBERS: dict[tuple, Any] = {}
+
+
+def _number_array(backend: Backend, value: bool | int | float, dtype: Any, device: Any) -> Any:
+    """`value` as a 0-d array, made once per (backend, device, dtype, number).
+
+    `x * 0.5` lifts the number on every call, and the namespace's `asarray` is
+    a Python wrapper costing several times the multiply itself. The cached
+    arrays are never written to (ops make new arrays). The key carries the
+    number's type and sign bit so that 1, 1.0, True and 0.0, -0.0 stay apart.
+    """
+    key = (backend, device, dtype, type(value), value, type(value) is float and math.copysign(1.0, value))
+    try:
+        array = _NUMBERS.get(key)
+    except TypeError:  # an unhashable device object: no caching
+        return backend.xp.asarray(value, dtype=dtype, device=device)
+    if array is None:
+        if len(_NUMBERS) >= 4096:
+            _NUMBERS.clear()
+        array = _NUMBERS[key] = backend.xp.asarray(value, dtype=dtype, device=device)
+    return array
+
+
 class Tensor:
     """An array of a backend, its gradient, and the History that made it.
 
@@ -174,10 +197,7 @@ class Tensor:
                 f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
             )
         if not retain_graph:
-            # the graph above this node is no longer needed: dropping the edge
-            # lets each activation be freed as soon as the walk has passed it
             ctx.release()
-            history.inputs = ()
         pairs = []
         for inp, g in zip(inputs, grads):
             if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
@@ -357,7 +377,7 @@ class Tensor:
             dtype = self.data.dtype
             if isinstance(other, float) and not self.backend.is_floating(dtype):
                 dtype = self.backend.default_float(self.device)
-            return Tensor._wrap(self.backend.xp.asarray(other, dtype=dtype, device=self.device), self.backend)
+            return Tensor._wrap(_number_array(self.backend, other, dtype, self.device), self.backend)
         return Tensor._wrap(self.backend.asarray(other, device=self.device), self.backend)
 
     def _full(self, shape: Sequence[int], value: float) -> Tensor:
