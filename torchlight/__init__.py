@@ -9,7 +9,7 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import autograd, backends, func, scalar  # noqa: E402  (after Tensor: they use it)
+from torchlight import autograd, backends, func, nn, optim, scalar  # noqa: E402  (after Tensor: they use it)
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -19,6 +19,7 @@ from torchlight.backends import (
 )
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 
 __version__ = "0.1.0"
@@ -35,12 +36,16 @@ __all__ = [
     "full",
     "get_default_backend",
     "is_grad_enabled",
+    "load",
     "manual_seed",
+    "nn",
     "no_grad",
     "ones",
     "ones_like",
+    "optim",
     "rand",
     "randn",
+    "save",
     "scalar",
     "set_default_backend",
     "set_grad_enabled",

@@ -676,6 +676,169 @@ class To(Function):
         return To.apply(g, backend, device), None, None
 
 
+# ------------------------------------------------- nn ops (torchlight.nn)
+class LogSumExp(Function):
+    """log(sum(exp(x))) over `dims`, shifted by the max so that it neither
+    overflows nor underflows; the gradient is softmax(x) times g."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+        xp = a.backend.xp
+        top = xp.max(a.data, axis=dims, keepdims=True)
+        top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
+        out = xp.log(xp.sum(xp.exp(a.data - top), axis=dims, keepdims=True)) + top
+        ctx.save_for_backward(a, dims)
+        return out if keepdim else xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, dims = ctx.saved_tensors
+        kept = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
+        return g.reshape(kept) * (a - ctx.output.reshape(kept)).exp(), None, None
+
+
+class Softplus(Function):
+    """log(1 + exp(x)) written as max(x, 0) + log1p(exp(-|x|)) (no overflow);
+    its derivative is sigmoid(x), exact at 0 as well."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        xp = a.backend.xp
+        ctx.save_for_backward(a)
+        return xp.where(a.data > 0, a.data, xp.zeros_like(a.data)) + xp.log1p(xp.exp(-xp.abs(a.data)))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Sigmoid.apply(a)
+
+
+class TakeAlongAxis(Function):
+    """`take_along_axis(a, index, axis)` (index: an integer array of `a`'s ndim).
+
+    The backward adds g back through a one-hot mask (index == arange), a
+    product and a sum, so it needs no scatter and is differentiable again.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, index: Any, axis: int) -> Any:
+        ctx.save_for_backward(a.shape, index, axis)
+        return a.backend.xp.take_along_axis(a.data, index, axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, index, axis = ctx.saved_tensors
+        xp = g.backend.xp
+        n = shape[axis]
+        columns = xp.arange(n, dtype=index.dtype, device=g.device)
+        columns = xp.reshape(columns, (n,) + (1,) * (index.ndim - axis - 1))
+        mask = xp.astype(xp.expand_dims(index, axis=axis + 1) == columns, g.dtype)
+        spread = g.reshape(g.shape[: axis + 1] + (1,) + g.shape[axis + 1:]) * _const(g, mask)
+        return spread.sum(axis), None, None
+
+
+def _pad_axis(xp: Any, data: Any, axis: int, before: int, after: int, value: float) -> Any:
+    """`data` with `before`/`after` entries of `value` concatenated along `axis`."""
+    if not before and not after:
+        return data
+    parts = []
+    for n in (before, after):
+        shape = list(data.shape)
+        shape[axis] = n
+        parts.append(xp.full(tuple(shape), value, dtype=data.dtype, device=data.device))
+    return xp.concat([parts[0], data, parts[1]], axis=axis)
+
+
+class Pad(Function):
+    """Padding with `value` of the last `len(pads)` axes; `pads` is ((before, after), ...).
+
+    Built by concatenation (the standard has no `pad`); the backward slices
+    the padding off again.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, pads: tuple[tuple[int, int], ...], value: float) -> Any:
+        xp = a.backend.xp
+        data = a.data
+        lead = a.ndim - len(pads)
+        for k, (before, after) in enumerate(pads):
+            data = _pad_axis(xp, data, lead + k, before, after, value)
+        ctx.save_for_backward(a.shape, pads)
+        return data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, pads = ctx.saved_tensors
+        lead = len(shape) - len(pads)
+        key = (slice(None),) * lead + tuple(slice(b, b + n) for (b, _), n in zip(pads, shape[lead:]))
+        return Gather.apply(g, key), None, None
+
+
+def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[int, int]) -> list:
+    """One (rows, cols) slice pair per kernel offset, in row-major order."""
+    (kh, kw), (sh, sw), (ho, wo) = kernel, stride, out
+    return [(slice(i, i + sh * (ho - 1) + 1, sh), slice(j, j + sw * (wo - 1) + 1, sw))
+            for i in range(kh) for j in range(kw)]
+
+
+class Unfold(Function):
+    """The sliding (kh, kw) windows of an (N, C, H, W) array: (N, C, Ho, Wo, kh*kw).
+
+    Gathered as kh*kw strided slices stacked on a new last axis (array API
+    only, no copies per output pixel); the backward is Fold, its transpose.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Any:
+        h, w = a.shape[-2:]
+        out = ((h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1)
+        ctx.save_for_backward(a.shape, kernel, stride)
+        patches = [a.data[..., rows, cols] for rows, cols in _window_slices(kernel, stride, out)]
+        return a.backend.xp.stack(patches, axis=-1)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, kernel, stride = ctx.saved_tensors
+        return Fold.apply(g, shape, kernel, stride), None, None
+
+
+def _dilate(xp: Any, data: Any, axis: int, step: int) -> Any:
+    """Insert step - 1 zeros between the entries of `data` along `axis`."""
+    if step == 1:
+        return data
+    n = data.shape[axis]
+    zeros = xp.zeros_like(data)
+    woven = xp.stack([data] + [zeros] * (step - 1), axis=axis + 1)
+    shape = tuple(data.shape[:axis]) + (n * step,) + tuple(data.shape[axis + 1:])
+    key = (slice(None),) * axis + (slice(0, (n - 1) * step + 1), Ellipsis)
+    return xp.reshape(woven, shape)[key]
+
+
+class Fold(Function):
+    """The transpose of Unfold: every window's values added back at its place
+    in an (N, C, H, W) array of `shape` (overlapping windows sum)."""
+
+    @staticmethod
+    def forward(ctx: Context, g: Any, shape: tuple[int, ...], kernel: tuple[int, int],
+                stride: tuple[int, int]) -> Any:
+        xp = g.backend.xp
+        h, w = shape[-2:]
+        ho, wo = g.shape[-3:-1]
+        ctx.save_for_backward(kernel, stride)
+        total = None
+        for k, (rows, cols) in enumerate(_window_slices(kernel, stride, (ho, wo))):
+            part = _dilate(xp, _dilate(xp, g.data[..., k], g.ndim - 3, stride[0]), g.ndim - 2, stride[1])
+            part = _pad_axis(xp, part, g.ndim - 3, rows.start, h - rows.start - part.shape[-2], 0.0)
+            part = _pad_axis(xp, part, g.ndim - 2, cols.start, w - cols.start - part.shape[-1], 0.0)
+            total = part if total is None else total + part
+        return total
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        kernel, stride = ctx.saved_tensors
+        return Unfold.apply(h, kernel, stride), None, None, None
+
+
 # ------------------------------------- functional transforms (torchlight.func)
 class Stack(Function):
     """`stack(parts, axis=0)` of same-shaped tensors, differentiable in each part.

@@ -1,0 +1,46 @@
+"""`torchlight.nn`: Modules, Parameters and layers for building networks.
+
+Example:
+    >>> import torchlight as tl
+    >>> from torchlight import nn
+    >>> tl.manual_seed(0)
+    >>> model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+    >>> loss = model(tl.ones(4, 2)).mse_loss(tl.zeros(4, 1))
+    >>> loss.backward()
+    >>> all(p.grad is not None for p in model.parameters())
+    True
+"""
+
+from torchlight.nn import functional, init
+from torchlight.nn.activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from torchlight.nn.container import Sequential
+from torchlight.nn.conv import Conv2d
+from torchlight.nn.dropout import Dropout
+from torchlight.nn.embedding import Embedding
+from torchlight.nn.linear import Flatten, Identity, Linear
+from torchlight.nn.module import Module
+from torchlight.nn.normalization import LayerNorm
+from torchlight.nn.parameter import Parameter
+from torchlight.nn.pooling import AvgPool2d, MaxPool2d
+
+__all__ = [
+    "AvgPool2d",
+    "Conv2d",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "Identity",
+    "LayerNorm",
+    "Linear",
+    "LogSoftmax",
+    "MaxPool2d",
+    "Module",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
+]

@@ -1,0 +1,64 @@
+"""`Conv2d`: a 2-d convolution layer (cross-correlation, as in every framework).
+
+Example:
+    >>> import torchlight as tl
+    >>> conv = tl.nn.Conv2d(1, 4, kernel_size=3, padding=1)
+    >>> conv(tl.zeros(2, 1, 8, 8)).shape
+    (2, 4, 8, 8)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from torchlight.nn import functional as F
+from torchlight.nn import init
+from torchlight.nn._factory import new_parameter
+from torchlight.nn.module import Module
+from torchlight.tensor import Tensor
+
+
+def _pair(value: int | Sequence[int]) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+class Conv2d(Module):
+    """weight (out_channels, in_channels, kh, kw), bias (out_channels,).
+
+    Initialised as PyTorch: kaiming_uniform_(a=sqrt(5)) for the weight and
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias, fan_in = in_channels * kh * kw.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0, bias: bool = True, *,
+                 backend: Any = None, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride)
+        self.padding = _pair(padding)
+        self.weight = new_parameter((out_channels, in_channels) + self.kernel_size, backend, device, dtype)
+        if bias:
+            self.bias = new_parameter((out_channels,), backend, device, dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init.fan_in_and_fan_out(self.weight)
+            bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        return text + ("" if self.bias is not None else ", bias=False")

@@ -1,0 +1,367 @@
+"""`torchlight.nn.functional`: activations, losses and layers as functions.
+
+Every function takes Tensors and returns a Tensor that backward can go
+through; each is built from the ops of `torchlight.autograd.functions`
+(array API only), so it runs on every backend and its gradient can be
+differentiated again. Bad input raises a ValueError or TypeError naming the
+function and what was wrong, before anything is computed.
+
+Example:
+    >>> import torchlight as tl
+    >>> import torchlight.nn.functional as F
+    >>> logits = tl.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], requires_grad=True)
+    >>> loss = F.cross_entropy(logits, tl.tensor([0, 2]))
+    >>> round(loss.item(), 4)
+    0.2073
+    >>> loss.backward()
+    >>> logits.grad.shape
+    (2, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from torchlight.autograd import functions as fn
+from torchlight.tensor import Tensor
+
+__all__ = [
+    "avg_pool2d",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "layer_norm",
+    "linear",
+    "log_softmax",
+    "logsumexp",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "softplus",
+    "tanh",
+]
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+# ----------------------------------------------------------------- helpers
+def _lift(x: Any, like: Tensor) -> Tensor:
+    """A target given as a list or array, as a Tensor on `like`'s backend."""
+    if isinstance(x, Tensor):
+        return x
+    return like._lift(x)
+
+
+def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{op}: reduction must be one of {', '.join(map(repr, REDUCTIONS))}, not {reduction!r}")
+
+
+def _check_reduction(reduction: str, op: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {', '.join(map(repr, REDUCTIONS))}, not {reduction!r}")
+
+
+def _pair(value: int | Sequence[int], name: str, op: str, minimum: int) -> tuple[int, int]:
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v >= minimum for v in pair):
+        raise ValueError(f"{op}: {name} must be an int >= {minimum} or a pair of them, not {value!r}")
+    return pair
+
+
+def _check_float(x: Tensor, op: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: the input must be a Tensor, not {type(x).__name__}")
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
+
+
+def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = "labels",
+                  of: str = "classes") -> Tensor:
+    """`target` as an integer Tensor of `like`'s backend, every entry in [0, classes)."""
+    target = _lift(target, like)
+    if not target.backend.xp.isdtype(target.dtype, "integral"):
+        raise TypeError(f"{op}: {what} must have an integer dtype, not {target.dtype}")
+    xp = target.backend.xp
+    bad = (target.data < 0) | (target.data >= classes)
+    if target.size and bool(xp.any(bad)):
+        values = target.numpy().reshape(-1)
+        wrong = sorted({int(v) for v in values if not 0 <= v < classes})
+        raise ValueError(f"{op}: {what} {wrong[:5]} out of range for {classes} {of} "
+                         f"({what} must be in [0, {classes - 1}])")
+    return target
+
+
+# ------------------------------------------------------------- activations
+def relu(x: Tensor) -> Tensor:
+    """max(x, 0); relu'(0) = 0, as PyTorch."""
+    return x.relu()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """1 / (1 + exp(-x)), without overflow."""
+    return x.sigmoid()
+
+
+def tanh(x: Tensor) -> Tensor:
+    return x.tanh()
+
+
+def softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)), stable for large |x|; its derivative is sigmoid(x)."""
+    return fn.Softplus.apply(x)
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim` (shifted by the max: no overflow)."""
+    return x.softmax(dim)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """x - logsumexp(x, dim), stable for large |x|."""
+    return x.log_softmax(dim)
+
+
+def logsumexp(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) over `dim` (all axes when None), shifted by the max.
+
+    Example:
+        >>> import torchlight as tl
+        >>> logsumexp(tl.tensor([1000.0, 1000.0])).item() - 1000.0 == math.log(2.0)
+        True
+    """
+    _check_float(x, "logsumexp")
+    return fn.LogSumExp.apply(x, fn.normalize_dims(dim, x.ndim), keepdim)
+
+
+# ------------------------------------------------------------------ losses
+def nll_loss(log_probs: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """-log_probs[i, target[i]], reduced: the negative log-likelihood of the labels.
+
+    `log_probs` is (N, C) or (N, C, d1, ...) (classes on axis 1) or (C,);
+    `target` holds integer labels of shape (N,) / (N, d1, ...) / (). A label
+    outside [0, C) raises ValueError.
+    """
+    return _nll(log_probs, target, reduction, "nll_loss")
+
+
+def _nll(log_probs: Tensor, target: Any, reduction: str, op: str) -> Tensor:
+    _check_float(log_probs, op)
+    _check_reduction(reduction, op)
+    if log_probs.ndim == 0:
+        raise ValueError(f"{op}: the input must have a class axis, not shape {log_probs.shape}")
+    axis = 0 if log_probs.ndim == 1 else 1
+    target = _class_labels(target, log_probs, log_probs.shape[axis], op)
+    expected = log_probs.shape[:axis] + log_probs.shape[axis + 1:]
+    if target.shape != expected:
+        raise ValueError(f"{op}: input of shape {log_probs.shape} needs labels of shape {expected}, "
+                         f"got {target.shape}")
+    index = target.backend.xp.expand_dims(target.data, axis=axis)
+    picked = fn.TakeAlongAxis.apply(log_probs, index, axis)
+    return _reduce(-picked.reshape(expected), reduction, op)
+
+
+def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy on integer labels."""
+    _check_float(logits, "cross_entropy")
+    if logits.ndim == 0:
+        raise ValueError(f"cross_entropy: the input must have a class axis, not shape {logits.shape}")
+    return _nll(logits.log_softmax(0 if logits.ndim == 1 else 1), target, reduction, "cross_entropy")
+
+
+def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """(input - target)**2, reduced (by mean by default)."""
+    _check_float(input, "mse_loss")
+    _check_reduction(reduction, "mse_loss")
+    target = _lift(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"mse_loss: input shape {input.shape} and target shape {target.shape} differ")
+    diff = input - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """-(t log p + (1 - t) log(1 - p)) for probabilities p in [0, 1].
+
+    As PyTorch, each log is clamped at -100 so that p = 0 or 1 gives a
+    finite loss (and a zero gradient through the clamped term).
+    """
+    op = "binary_cross_entropy"
+    _check_float(input, op)
+    _check_reduction(reduction, op)
+    target = _lift(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"{op}: input shape {input.shape} and target shape {target.shape} differ")
+    xp = input.backend.xp
+    if input.size and bool(xp.any((input.data < 0) | (input.data > 1))):
+        raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
+                         f"binary_cross_entropy_with_logits)")
+    loss = -(target * _clamped_log(input) + (1.0 - target) * _clamped_log(1.0 - input))
+    return _reduce(loss, reduction, op)
+
+
+def _clamped_log(p: Tensor) -> Tensor:
+    xp = p.backend.xp
+    floor = math.exp(-100.0)
+    keep = Tensor._wrap(p.data > floor, p.backend)
+    safe = fn.Where.apply(keep, p, Tensor._wrap(xp.ones_like(p.data), p.backend))
+    low = Tensor._wrap(xp.full(p.shape, -100.0, dtype=p.dtype, device=p.device), p.backend)
+    return fn.Where.apply(keep, safe.log(), low)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
+    """binary_cross_entropy(sigmoid(x), t) as softplus(x) - t x: stable for any x."""
+    op = "binary_cross_entropy_with_logits"
+    _check_float(input, op)
+    _check_reduction(reduction, op)
+    target = _lift(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"{op}: input shape {input.shape} and target shape {target.shape} differ")
+    return _reduce(fn.Softplus.apply(input) - target * input, reduction, op)
+
+
+# ------------------------------------------------------------------ layers
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = None) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1 / (1 - p).
+
+    Identity when `training` is False or p == 0; the mask is drawn from the
+    backend's generator (`tl.manual_seed`) unless `generator=` is given.
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be in [0, 1], not {p!r}")
+    _check_float(x, "dropout")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    xp = x.backend.xp
+    noise = x.backend.random("rand", x.shape, None, x.device, generator)  # default float: one stream per seed
+    mask = xp.astype(noise >= p, x.dtype) / (1.0 - p)
+    return x * Tensor._wrap(mask, x.backend)
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight.T + bias, for weight of shape (out_features, in_features)."""
+    _check_float(x, "linear")
+    if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear: the input of shape {x.shape} has width {x.shape[-1] if x.ndim else None}, "
+                         f"but the weight of shape {weight.shape} expects in_features={weight.shape[-1]}")
+    out = x @ weight.mT
+    return out if bias is None else out + bias
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
+           padding: int | Sequence[int] = 0) -> Tensor:
+    """2-d cross-correlation (what deep learning calls convolution).
+
+    `x` is (N, C, H, W) (or (C, H, W)), `weight` (O, C, kh, kw), `bias` (O,).
+    The input is zero-padded, its windows gathered by strided slices and
+    stacked (`Unfold`), and all of them multiplied by the weight in one
+    matmul. Output: (N, O, (H + 2 ph - kh) // sh + 1, (W + 2 pw - kw) // sw + 1).
+    """
+    op = "conv2d"
+    _check_float(x, op)
+    stride = _pair(stride, "stride", op, 1)
+    padding = _pair(padding, "padding", op, 0)
+    if x.ndim == 3:
+        out = conv2d(x.reshape((1,) + x.shape), weight, bias, stride, padding)
+        return out.reshape(out.shape[1:])
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"{op}: needs an input (N, C, H, W) and a weight (O, C, kh, kw), "
+                         f"got shapes {x.shape} and {weight.shape}")
+    n, channels = x.shape[:2]
+    out_channels, weight_channels, kh, kw = weight.shape
+    if channels != weight_channels:
+        raise ValueError(f"{op}: the input has {channels} channels (shape {x.shape}) but the weight "
+                         f"of shape {weight.shape} expects {weight_channels}")
+    if bias is not None and bias.shape != (out_channels,):
+        raise ValueError(f"{op}: the bias must have shape ({out_channels},), not {bias.shape}")
+    ho, wo = _conv_out(x, weight, stride, padding)
+    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride)  # (N, C, Ho, Wo, kh*kw)
+    columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
+    out = columns @ weight.reshape(out_channels, channels * kh * kw).mT  # (N, Ho, Wo, O)
+    if bias is not None:
+        out = out + bias
+    return out.permute(0, 3, 1, 2)
+
+
+def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], padding: tuple[int, int]) -> tuple[int, int]:
+    sizes = []
+    for size, k, s, p in zip(x.shape[-2:], weight.shape[-2:], stride, padding):
+        if size + 2 * p < k:
+            raise ValueError(f"conv2d: the kernel {tuple(weight.shape[-2:])} is larger than the padded input "
+                             f"{tuple(n + 2 * q for n, q in zip(x.shape[-2:], padding))}")
+        sizes.append((size + 2 * p - k) // s + 1)
+    return tuple(sizes)
+
+
+def _pad2d(x: Tensor, padding: tuple[int, int], value: float) -> Tensor:
+    if padding == (0, 0):
+        return x
+    return fn.Pad.apply(x, ((padding[0], padding[0]), (padding[1], padding[1])), value)
+
+
+def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str) -> Tensor:
+    """(N, C, Ho, Wo, kh*kw): the pooling windows of a padded (N, C, H, W) or (C, H, W) input."""
+    _check_float(x, op)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"{op}: needs an input (N, C, H, W) or (C, H, W), got shape {x.shape}")
+    kernel = _pair(kernel_size, "kernel_size", op, 1)
+    stride = kernel if stride is None else _pair(stride, "stride", op, 1)
+    padding = _pair(padding, "padding", op, 0)
+    if any(2 * p > k for p, k in zip(padding, kernel)):
+        raise ValueError(f"{op}: padding {padding} must be at most half the kernel size {kernel}")
+    if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, kernel)):
+        raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input of shape {x.shape}")
+    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride)
+
+
+def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0) -> Tensor:
+    """The maximum of each window (stride defaults to the kernel size; padding is -inf).
+
+    Tied maxima share the gradient evenly (the convention of `Tensor.max`).
+    """
+    windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d")
+    return windows.max(-1)
+
+
+def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+               padding: int | Sequence[int] = 0) -> Tensor:
+    """The mean of each window (zero padding counted in the mean, as PyTorch's default)."""
+    return _pool_windows(x, kernel_size, stride, padding, 0.0, "avg_pool2d").mean(-1)
+
+
+def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance)."""
+    _check_float(x, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if x.shape[x.ndim - len(shape):] != shape or len(shape) > x.ndim:
+        raise ValueError(f"layer_norm: the input of shape {x.shape} does not end in normalized_shape {shape}")
+    dims = tuple(range(x.ndim - len(shape), x.ndim))
+    centred = x - x.mean(dims, keepdim=True)
+    out = centred / ((centred * centred).mean(dims, keepdim=True) + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    return out if bias is None else out + bias
+
+
+def embedding(indices: Any, weight: Tensor) -> Tensor:
+    """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape)."""
+    indices = _class_labels(indices, weight, weight.shape[0], "embedding", "indices", "embeddings")
+    return weight[indices]
+

@@ -1,0 +1,127 @@
+"""Weight initialisation, as PyTorch documents it (`torch.nn.init`).
+
+Every function draws from the tensor's backend generator (seed it with
+`tl.manual_seed`, or pass `generator=` a `numpy.random.Generator`), sets the
+tensor's `.data` to a new array of its own dtype and device (functionally:
+JAX arrays cannot be written in place), records no history, and returns the
+tensor.
+
+Example:
+    >>> import torchlight as tl
+    >>> tl.manual_seed(0)
+    >>> w = tl.nn.Parameter(tl.zeros(4, 3))
+    >>> _ = tl.nn.init.kaiming_uniform_(w, a=5 ** 0.5)
+    >>> bool((w.abs() <= 3 ** -0.5).numpy().all())    # bound = 1 / sqrt(fan_in)
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from torchlight.tensor import Tensor
+
+__all__ = [
+    "calculate_gain",
+    "constant_",
+    "fan_in_and_fan_out",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
+]
+
+
+def fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight: (in, out) features times the kernel size."""
+    if tensor.ndim < 2:
+        raise ValueError(f"fan in and fan out need a tensor of at least 2 dimensions, not shape {tensor.shape}")
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended gain for a nonlinearity (PyTorch's table)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "sigmoid", "identity")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3.0
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1.0 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4.0
+    raise ValueError(f"calculate_gain: unknown nonlinearity {nonlinearity!r}")
+
+
+def _draw(tensor: Tensor, kind: str, generator: Any) -> Any:
+    return tensor.backend.random(kind, tensor.shape, tensor.dtype, tensor.device, generator)
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with U(a, b)."""
+    tensor.data = _draw(tensor, "rand", generator) * (b - a) + a
+    return tensor
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with N(mean, std**2)."""
+    tensor.data = _draw(tensor, "randn", generator) * std + mean
+    return tensor
+
+
+def constant_(tensor: Tensor, value: float) -> Tensor:
+    """Fill with `value`."""
+    xp = tensor.backend.xp
+    tensor.data = xp.full(tensor.shape, value, dtype=tensor.dtype, device=tensor.device)
+    return tensor
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 1.0)
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"kaiming init: mode must be 'fan_in' or 'fan_out', not {mode!r}")
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    fan = fan_in if mode == "fan_in" else fan_out
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator: Any = None) -> Tensor:
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al., 2015)."""
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator: Any = None) -> Tensor:
+    """N(0, std**2) with std = gain / sqrt(fan)."""
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio, 2010)."""
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)

@@ -1,0 +1,85 @@
+"""`Linear`, `Flatten` and `Identity`: the layers of a multilayer perceptron.
+
+Example:
+    >>> import torchlight as tl
+    >>> layer = tl.nn.Linear(4, 2)
+    >>> layer
+    Linear(in_features=4, out_features=2, bias=True)
+    >>> layer(tl.ones(3, 4)).shape
+    (3, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from torchlight.nn import functional as F
+from torchlight.nn import init
+from torchlight.nn._factory import new_parameter
+from torchlight.nn.module import Module
+from torchlight.tensor import Tensor
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, weight (out_features, in_features).
+
+    Initialised as PyTorch: weight by kaiming_uniform_(a=sqrt(5)), i.e.
+    U(-1/sqrt(in), 1/sqrt(in)), and bias by U(-1/sqrt(in), 1/sqrt(in)).
+    An input whose last axis is not `in_features` raises ValueError.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *, backend: Any = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = new_parameter((out_features, in_features), backend, device, dtype)
+        if bias:
+            self.bias = new_parameter((out_features,), backend, device, dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1.0 / math.sqrt(self.in_features) if self.in_features else 0.0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(f"Linear(in_features={self.in_features}, out_features={self.out_features}): "
+                             f"the input of shape {x.shape} has width {x.shape[-1] if x.ndim else None}, "
+                             f"expected {self.in_features}")
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Flatten(Module):
+    """Merge the axes `start_dim` ... `end_dim` into one (default: all but the batch axis)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        start = self.start_dim % x.ndim if x.ndim else 0
+        end = self.end_dim % x.ndim if x.ndim else 0
+        if start > end:
+            raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim} "
+                             f"for an input of shape {x.shape}")
+        return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1:]) if x.ndim else x.reshape(1)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x

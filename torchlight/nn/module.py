@@ -1,0 +1,285 @@
+"""`Module`: the base class of layers and models.
+
+A Module finds its Parameters, buffers and sub-modules by attribute
+assignment, and gives them back by name (`named_parameters`, `state_dict`).
+
+Example:
+    >>> import torchlight as tl
+    >>> class TwoLayer(tl.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.hidden = tl.nn.Linear(4, 8)
+    ...         self.out = tl.nn.Linear(8, 2)
+    ...     def forward(self, x):
+    ...         return self.out(self.hidden(x).relu())
+    >>> model = TwoLayer()
+    >>> [name for name, _ in model.named_parameters()]
+    ['hidden.weight', 'hidden.bias', 'out.weight', 'out.bias']
+    >>> model(tl.zeros(3, 4)).shape
+    (3, 2)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from torchlight import grad_mode
+from torchlight.nn.parameter import Parameter
+from torchlight.tensor import Tensor
+
+
+def dtype_name(dtype: Any) -> str:
+    """A library-neutral dtype name ("float32"), for comparing across backends."""
+    return str(dtype).split(".")[-1].replace("dtype('", "").replace("')", "")
+
+
+class Module:
+    """Base class: subclasses set attributes in `__init__` and define `forward`.
+
+    Calling the module calls `forward`. `training` is True until `eval()`.
+    """
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {name!r} before Module.__init__() has run (call super().__init__())")
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._forget(name)
+            self._modules[name] = value
+        elif name in self._parameters:
+            if value is not None:
+                raise TypeError(f"cannot assign a {type(value).__name__} to parameter {name!r}: "
+                                f"wrap it in nn.Parameter(...) or assign None")
+            self._parameters[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign a {type(value).__name__} to buffer {name!r}: it must be a Tensor")
+            self._buffers[name] = value
+        elif name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign a {type(value).__name__} to sub-module {name!r}: "
+                                f"assign a Module or None")
+            self._modules[name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        for table in (self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+        self.__dict__.pop(name, None)
+
+    def __getattr__(self, name: str) -> Any:
+        for table in ("_parameters", "_buffers", "_modules"):
+            entries = self.__dict__.get(table)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters or name in self._buffers or name in self._modules:
+            self._forget(name)
+        else:
+            object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register `param` (or None, a declared but absent weight) under `name`."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: {name!r} must be a Parameter or None, "
+                            f"not {type(param).__name__}")
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None) -> None:
+        """Register a Tensor that is state but not a weight (saved in state_dict)."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer: {name!r} must be a Tensor or None, not {type(tensor).__name__}")
+        self._forget(name)
+        self._buffers[name] = tensor
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register a sub-module under `name` (what attribute assignment does)."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {name!r} must be a Module, not {type(module).__name__}")
+        self._forget(name)
+        self._modules[name] = module
+
+    # ------------------------------------------------------------- calling
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------ traversal
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        for name, module in self._modules.items():
+            if module is not None:
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """This module and every sub-module, each once, with dotted names."""
+        seen: set[int] = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            yield name, module
+            children = [(f"{name}.{n}" if name else n, m) for n, m in module.named_children()]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def _named_members(self, table: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Tensor]]:
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for module_name, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                yield (f"{module_name}.{name}" if module_name else name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, Parameter) pairs; a Parameter shared by two modules comes once."""
+        yield from self._named_members("_parameters", prefix, recurse)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call `fn` on every sub-module, then on this one (e.g. to re-initialise)."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ---------------------------------------------------------------- modes
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (Dropout drops) on this module and all below."""
+        for module in self.modules():
+            object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        """Set evaluation mode: `train(False)`."""
+        return self.train(False)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient (or set it to zeros)."""
+        for param in self.parameters():
+            if set_to_none:
+                param.grad = None
+            elif param.grad is not None:
+                param.zero_grad_()
+
+    # ---------------------------------------------------------------- state
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        """Every parameter and buffer by dotted name, detached (no copy)."""
+        state: OrderedDict[str, Tensor] = OrderedDict()
+        for module_name, module in self.named_modules():
+            for table in (module._parameters, module._buffers):
+                for name, value in table.items():
+                    if value is not None:
+                        state[f"{module_name}.{name}" if module_name else name] = value.detach()
+        return state
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> tuple[list[str], list[str]]:
+        """Copy `state_dict`'s values into this module's parameters and buffers.
+
+        Names, shapes and dtypes are all checked before anything changes; a
+        mismatch raises ValueError naming every offending entry. With
+        `strict=False` missing and unexpected names are allowed. Values move
+        to each parameter's own backend and device. Returns (missing, unexpected).
+        """
+        own = self._state_slots()
+        missing = [name for name in own if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in own]
+        problems = []
+        if strict and missing:
+            problems.append(f"missing entries: {', '.join(missing)}")
+        if strict and unexpected:
+            problems.append(f"unexpected entries: {', '.join(unexpected)}")
+        for name, (module, attr) in own.items():
+            if name not in state_dict:
+                continue
+            target, value = getattr(module, attr), state_dict[name]
+            shape, dtype = tuple(getattr(value, "shape", ())), dtype_name(getattr(value, "dtype", "?"))
+            if shape != target.shape:
+                problems.append(f"{name}: shape {shape} in the state dict, {target.shape} in the model")
+            elif dtype != dtype_name(target.dtype):
+                problems.append(f"{name}: dtype {dtype} in the state dict, {dtype_name(target.dtype)} in the model")
+        if problems:
+            raise ValueError(f"load_state_dict into {type(self).__name__}: " + "; ".join(problems))
+        from torchlight.creation import tensor
+
+        for name, (module, attr) in own.items():
+            if name in state_dict:
+                target = getattr(module, attr)
+                target.data = tensor(state_dict[name], backend=target.backend, device=target.device).data
+        return missing, unexpected
+
+    def _state_slots(self) -> OrderedDict[str, tuple[Module, str]]:
+        slots: OrderedDict[str, tuple[Module, str]] = OrderedDict()
+        for module_name, module in self.named_modules():
+            for table in (module._parameters, module._buffers):
+                for name, value in table.items():
+                    if value is not None:
+                        slots[f"{module_name}.{name}" if module_name else name] = (module, name)
+        return slots
+
+    # ------------------------------------------------------------ placement
+    def to(self, backend: Any = None, device: Any = None) -> Module:
+        """Move every parameter, gradient and buffer to `backend`/`device`, in place.
+
+        The Parameter objects stay the same (an optimizer made before still
+        holds them); their arrays are copies on the new backend/device.
+        """
+        with grad_mode.no_grad():
+            for tensor in [*self.parameters(), *self.buffers()]:
+                moved = tensor.to(backend=backend, device=device)
+                grad = tensor._grad
+                tensor.data, tensor.backend = moved.data, moved.backend
+                if grad is not None:
+                    tensor._grad = grad.to(backend=backend, device=device)
+        return self
+
+    # ---------------------------------------------------------------- repr
+    def extra_repr(self) -> str:
+        """The one-line settings shown inside this module's repr."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self.named_children()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"

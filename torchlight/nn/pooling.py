@@ -1,0 +1,40 @@
+"""`MaxPool2d` and `AvgPool2d`: downsampling by windows.
+
+Example:
+    >>> import torchlight as tl
+    >>> pool = tl.nn.MaxPool2d(2)
+    >>> pool(tl.arange(16.0).reshape(1, 1, 4, 4)).tolist()
+    [[[[5.0, 7.0], [13.0, 15.0]]]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from torchlight.nn import functional as F
+from torchlight.nn.module import Module
+from torchlight.tensor import Tensor
+
+
+class MaxPool2d(Module):
+    """The maximum of each kernel_size window (stride defaults to kernel_size)."""
+
+    def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+                 padding: int | Sequence[int] = 0) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding = padding
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(MaxPool2d):
+    """The mean of each kernel_size window (zero padding counts in the mean)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)

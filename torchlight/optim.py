@@ -1,0 +1,170 @@
+"""`torchlight.optim`: SGD (momentum, Nesterov, weight decay), Adam and AdamW.
+
+An optimizer holds parameter groups (lists of Parameters plus their
+hyper-parameters, as PyTorch's `param_groups`) and per-parameter state.
+`step()` reads each parameter's `.grad` and replaces its `.data` with a new
+array computed from arrays only: nothing is recorded for backward and
+nothing is written in place (so JAX's immutable arrays work too).
+
+Example:
+    >>> import torchlight as tl
+    >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
+    >>> opt = tl.optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w.tolist()
+    [0.8, -1.6]
+    >>> opt.zero_grad(); w.grad is None
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from torchlight import grad_mode
+from torchlight.tensor import Tensor
+
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
+
+
+class Optimizer:
+    """Base class: `param_groups`, `state`, `zero_grad()`, and `step()` for subclasses.
+
+    `params` is an iterable of Parameters, or of dicts {"params": [...],
+    "lr": ...} that override the defaults for their group.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: dict[int, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        params = list(params)
+        if not params:
+            raise ValueError(f"{type(self).__name__}: got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict[str, Any]) -> None:
+        """Add a group of parameters, with hyper-parameters defaulting to the optimizer's."""
+        params = group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{type(self).__name__}: can only optimize Tensors, got a {type(p).__name__}")
+            if not p.is_leaf or not p.requires_grad:
+                raise ValueError(f"{type(self).__name__}: can only optimize leaf tensors with requires_grad=True "
+                                 f"(a Parameter, or tl.tensor(..., requires_grad=True))")
+            if id(p) in seen:
+                raise ValueError(f"{type(self).__name__}: a parameter appears in two groups (or twice)")
+            seen.add(id(p))
+        unknown = set(group) - set(self.defaults) - {"params"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__}: unknown hyper-parameter(s) {sorted(unknown)}")
+        self.param_groups.append({**self.defaults, **group, "params": params})
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient (or set it to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if set_to_none:
+                    p.grad = None
+                elif p.grad is not None:
+                    p.zero_grad_()
+
+    def step(self) -> None:
+        """One update of every parameter that has a gradient, without recording history."""
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        state = self.state.setdefault(id(p), {})
+                        p.data = self._update(p.backend.xp, p.data, p.grad.data, state, group)
+
+    def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+
+def _check(name: str, value: float, low: float, high: float = math.inf, inclusive_high: bool = False) -> None:
+    ok = low <= value < high or (inclusive_high and value == high)
+    if not ok:
+        raise ValueError(f"invalid {name}: {value!r}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, as PyTorch's `torch.optim.SGD`.
+
+    g = grad + weight_decay * w; with momentum: buf = momentum * buf +
+    (1 - dampening) * g (buf = g on the first step), then g = buf, or
+    g + momentum * buf with Nesterov; finally w = w - lr * g.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False) -> None:
+        _check("lr", lr, 0.0)
+        _check("momentum", momentum, 0.0)
+        _check("weight_decay", weight_decay, 0.0)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                  "weight_decay": weight_decay, "nesterov": nesterov})
+
+    def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * w
+        momentum = group["momentum"]
+        if momentum:
+            buf = state.get("momentum_buffer")
+            buf = g if buf is None else momentum * buf + (1.0 - group["dampening"]) * g
+            state["momentum_buffer"] = buf
+            g = g + momentum * buf if group["nesterov"] else buf
+        return w - group["lr"] * g
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba, 2015), as PyTorch's `torch.optim.Adam`.
+
+    weight_decay here is L2: it is added to the gradient (see AdamW for the
+    decoupled form).
+    """
+
+    decoupled = False
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+        _check("lr", lr, 0.0)
+        _check("beta1", betas[0], 0.0, 1.0)
+        _check("beta2", betas[1], 0.0, 1.0)
+        _check("eps", eps, 0.0)
+        _check("weight_decay", weight_decay, 0.0)
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay})
+
+    def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
+        lr, (beta1, beta2), eps, decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if decay and self.decoupled:
+            w = w * (1.0 - lr * decay)
+        elif decay:
+            g = g + decay * w
+        step = state.get("step", 0) + 1
+        m = state.get("exp_avg")
+        v = state.get("exp_avg_sq")
+        m = (1.0 - beta1) * g if m is None else beta1 * m + (1.0 - beta1) * g
+        v = (1.0 - beta2) * (g * g) if v is None else beta2 * v + (1.0 - beta2) * (g * g)
+        state.update(step=step, exp_avg=m, exp_avg_sq=v)
+        m_hat = m / (1.0 - beta1**step)
+        v_hat = v / (1.0 - beta2**step)
+        return w - lr * m_hat / (xp.sqrt(v_hat) + eps)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov and Hutter, 2019): w *= 1 - lr * weight_decay."""
+
+    decoupled = True
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay)
