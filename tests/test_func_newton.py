@@ -28,6 +28,10 @@ def test_newton_reaches_the_optimum_in_fewer_iterations_than_gd(backend_name):
     n, gd = report["newton"], report["gd"]
     assert n["iterations"] is not None and n["iterations"] <= 10
     assert n["hvps"] > 0
+    reused = report["newton_reused"]  # the same method with the gradient's graph reused: the same iterates
+    assert (reused["iterations"], reused["hvps"]) == (n["iterations"], n["hvps"])
+    np.testing.assert_allclose(np.asarray(newton.tl.tensor(reused["w"]).numpy()),
+                               np.asarray(newton.tl.tensor(n["w"]).numpy()), rtol=1e-8, atol=1e-10)
     assert gd["iterations"] is None or gd["iterations"] > 5 * n["iterations"]
     # the optimum really is one: the closed-form float64 gradient vanishes there
     X, y = newton.digits_arrays((3, 8))
@@ -41,4 +45,4 @@ def test_main_prints_both_methods(capsys):
     newton = load_example()
     newton.main(["--lam", "0.05", "--gap", "1e-3", "--max-gd-iter", "500"])
     out = capsys.readouterr().out
-    assert "Newton-CG (func.hvp)" in out and "gradient descent 1/L" in out
+    assert "Newton-CG (func.hvp)" in out and "Newton-CG (vjp of grad)" in out and "gradient descent 1/L" in out
