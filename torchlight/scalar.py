@@ -1,16 +1,20 @@
 """Scalar reverse-mode autodiff (`Value`) and the scalar functions it shares.
 
 Every function here (`add, sub, mul, div, neg, pow, relu, tanh, exp, ln,
-sqrt`, ...) works on three kinds of argument:
+sqrt`, and `sigmoid, inv, max, log`) works on three kinds of argument:
 
 - plain numbers: returns a plain number (`mul(2.0, 3.0) == 6.0`), so the same
   functions serve `backend.map/zip/reduce`;
-- `Value`s (numbers are wrapped as constants): returns a `Value` that records
-  its inputs for `backward()`;
+- `Value`s (a number beside one is wrapped as a constant): returns a `Value`
+  that records its inputs, for `backward()`;
 - Tensors: runs elementwise through the tensor's backend (`Map`/`Zip`).
 
-Each function knows its partial derivatives (`fn.partials`), written with
-these same functions, so they serve all three kinds too.
+Each function carries its derivatives twice: `partials[i](*args)`, written
+with these same functions so that it serves numbers and Tensors (and so the
+`Map`/`Zip` backward is itself differentiable), and `vjp`, the plain-number
+form a `Value` node calls in backward. Bad input raises at once, naming the
+value: `ln` of a non-positive number and `sqrt` of a negative one raise
+`ValueError`, division by zero `ZeroDivisionError`, a non-number `TypeError`.
 
 Example:
     >>> from torchlight.scalar import variable
@@ -24,14 +28,15 @@ Example:
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
+from numbers import Real
 from typing import Any
 
 from torchlight.autograd.engine import backpropagate, topological_sort
 from torchlight.autograd.function import History
 
-Number = float
+_new = object.__new__
+_inf = math.inf
 
 
 class ScalarFunction:
@@ -39,19 +44,20 @@ class ScalarFunction:
 
     `number_fn` computes on plain numbers (and raises on bad input);
     `array_fn(xp, *arrays)` is its vectorised form; `partials[i](*args)` is
-    the derivative with respect to argument i; `reduce_name` names the
-    namespace reduction that folds it (`sum` for add).
+    the derivative with respect to argument i; `vjp(d, out, *args)` is the
+    vector-Jacobian product on plain numbers (one number per argument, a
+    tuple for two); `reduce_name` names the namespace reduction that folds it
+    (`sum` for add).
     """
 
-    __slots__ = ("__name__", "arity", "number_fn", "array_fn", "partials", "reduce_name")
-
     def __init__(self, name: str, number_fn: Callable, array_fn: Callable | None,
-                 partials: tuple[Callable, ...], reduce_name: str | None = None) -> None:
+                 partials: tuple[Callable, ...], vjp: Callable, reduce_name: str | None = None) -> None:
         self.__name__ = name
         self.arity = len(partials)
         self.number_fn = number_fn
         self.array_fn = array_fn
         self.partials = partials
+        self.vjp = vjp
         self.reduce_name = reduce_name
 
     def __repr__(self) -> str:
@@ -64,23 +70,38 @@ class ScalarFunction:
         if kind is None:
             return self.number_fn(*args)
         if kind is Value:
-            return Value._from_op(self, args)
+            return _apply(self, args)
         return _on_tensors(self, args)
 
 
 def _kind_of(args: tuple, name: str) -> type | None:
-    """None for all plain numbers, else `Value` or the Tensor class."""
+    """None for plain numbers only, else `Value` or the Tensor class."""
     kind = None
     for a in args:
-        if isinstance(a, Value):
-            kind = kind or Value
-        elif isinstance(a, (float, int)) or isinstance(a, numbers.Real):
+        t = type(a)
+        if t is float or t is int:
             continue
+        if isinstance(a, Value):
+            kind = Value if kind is None or kind is Value else _mixed(name, kind)
         elif getattr(a, "_is_tensor", False):
-            return type(a)
+            kind = t if kind is None or kind is t else _mixed(name, kind)
         else:
-            raise TypeError(f"{name}: expected a number, Value or Tensor, got {type(a).__name__} ({a!r})")
+            _number(a, name)
     return kind
+
+
+def _mixed(name: str, kind: type) -> type:
+    raise TypeError(f"{name}: cannot mix a Value and a {kind.__name__} in one call; use one engine or the other")
+
+
+def _number(x: Any, name: str) -> Any:
+    """`x` itself if it is a real number (not a bool), else a TypeError naming it."""
+    t = type(x)
+    if t is float or t is int:
+        return x
+    if t is bool or not isinstance(x, Real):
+        raise TypeError(f"{name}: expected a number or a Value, got {t.__name__} ({x!r})")
+    return x
 
 
 def _on_tensors(fn: ScalarFunction, args: tuple) -> Any:
@@ -90,57 +111,120 @@ def _on_tensors(fn: ScalarFunction, args: tuple) -> Any:
     return like.backend.zip(fn)(*args)
 
 
-def _check_number(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name}: expected a number, got {type(x).__name__} ({x!r})")
-    return x
+# ------------------------------------------------------- the number forms
+def _add(a: Any, b: Any) -> Any:
+    return _number(a, "add") + _number(b, "add")
 
 
-def _div(a: float, b: float) -> float:
+def _sub(a: Any, b: Any) -> Any:
+    return _number(a, "sub") - _number(b, "sub")
+
+
+def _mul(a: Any, b: Any) -> Any:
+    return _number(a, "mul") * _number(b, "mul")
+
+
+def _div(a: Any, b: Any) -> float:
+    a, b = _number(a, "div"), _number(b, "div")
     if b == 0:
         raise ZeroDivisionError(f"div: division by zero ({a!r} / {b!r})")
     return a / b
 
 
-def _ln(x: float) -> float:
-    if x <= 0:
-        raise ValueError(f"ln: the logarithm needs a positive number, got {x!r}")
-    return math.log(x)
+def _inv(x: Any) -> float:
+    if _number(x, "inv") == 0:
+        raise ZeroDivisionError(f"inv: the inverse of zero ({x!r})")
+    return 1.0 / x
 
 
-def _sqrt(x: float) -> float:
-    if x < 0:
-        raise ValueError(f"sqrt: the square root needs a non-negative number, got {x!r}")
-    return math.sqrt(x)
+def _neg(x: Any) -> Any:
+    return -_number(x, "neg")
 
 
-def _exp(x: float) -> float:
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
-
-
-def _pow(a: float, b: float) -> float:
-    if a == 0 and b < 0:
+def _pow(a: Any, b: Any) -> Any:
+    """`a ** b`; raises where it has no real value, overflows to infinity."""
+    if _number(a, "pow") == 0 and _number(b, "pow") < 0:
         raise ZeroDivisionError(f"pow: zero to a negative power ({a!r} ** {b!r})")
-    result = a ** b
+    try:
+        result = a ** b
+    except OverflowError:
+        return -_inf if a < 0 and b % 2 == 1 else _inf
     if isinstance(result, complex):
         raise ValueError(f"pow: a negative base to a fractional power has no real value ({a!r} ** {b!r})")
     return result
 
 
-def _tanh_array(xp: Any, x: Any) -> Any:
-    return xp.tanh(x)
+def _exp(x: Any) -> float:
+    try:
+        return math.exp(_number(x, "exp"))
+    except OverflowError:
+        return _inf
 
 
-def _sigmoid_number(x: float) -> float:
-    if x >= 0:
+def _ln(x: Any) -> float:
+    if _number(x, "ln") <= 0:
+        raise ValueError(f"ln: the logarithm needs a positive number, got {x!r}")
+    return math.log(x)
+
+
+def _sqrt(x: Any) -> float:
+    if _number(x, "sqrt") < 0:
+        raise ValueError(f"sqrt: the square root needs a non-negative number, got {x!r}")
+    return math.sqrt(x)
+
+
+def _tanh(x: Any) -> float:
+    return math.tanh(_number(x, "tanh"))
+
+
+def _sigmoid(x: Any) -> float:
+    """1 / (1 + e^-x), written so neither branch overflows."""
+    if _number(x, "sigmoid") >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
 
 
+def _relu(x: Any) -> float:
+    return x + 0.0 if _number(x, "relu") > 0 else 0.0
+
+
+def _max(a: Any, b: Any) -> Any:
+    return a if _number(a, "max") >= _number(b, "max") else b
+
+
+# ---------------------------------------- vector-Jacobian products (numbers)
+def _pow_or_inf(a: float, b: float) -> float:
+    """`a ** b` for a derivative: a pole (0 to a negative power) is +inf."""
+    try:
+        return a ** b
+    except ZeroDivisionError:
+        return _inf
+    except OverflowError:
+        return _inf
+
+
+def _pow_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
+    """d/da = b a^(b-1) (0 when b == 0, PyTorch's convention); d/db = a^b ln a."""
+    da = 0.0 if b == 0 else d * b * _pow_or_inf(a, b - 1.0)
+    if a > 0:
+        db = d * out * math.log(a)
+    else:  # the limit a -> 0+ of a^b ln a is 0 for b > 0; a negative base has no real derivative in b
+        db = 0.0 if a == 0 and b > 0 else math.nan
+    return da, db
+
+
+def _sqrt_vjp(d: float, out: float, x: float) -> float:
+    """0.5 / sqrt(x); +inf at 0, where the slope is vertical."""
+    return d * 0.5 / out if out else d * _inf
+
+
+def _max_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
+    """The gradient goes to the larger argument; a tie sends it all to `a`."""
+    return (d, 0.0) if a >= b else (0.0, d)
+
+
+# ------------------------------------------------------ the vectorised forms
 def _sigmoid_array(xp: Any, x: Any) -> Any:
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
@@ -158,52 +242,58 @@ def _one_array(xp: Any, x: Any, *rest: Any) -> Any:
     return xp.ones_like(x)
 
 
+def _zero_vjp(d: float, out: float, *args: float) -> Any:
+    return 0.0 if len(args) == 1 else (0.0, 0.0)
+
+
 # The derivative helpers are ScalarFunctions too, so `Map` can differentiate
 # its own backward (second derivatives through map/zip).
-zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),))
-one = ScalarFunction("one", lambda x: 1.0, _one_array, (lambda x: zero(x),))
-step = ScalarFunction("step", lambda x: 1.0 if x > 0 else 0.0, _step_array, (lambda x: zero(x),))
+zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),), _zero_vjp)
+one = ScalarFunction("one", lambda x: 1.0, _one_array, (lambda x: zero(x),), _zero_vjp)
+step = ScalarFunction("step", lambda x: 1.0 if x > 0 else 0.0, _step_array, (lambda x: zero(x),), _zero_vjp)
 
-add = ScalarFunction("add", lambda a, b: _check_number(a, "add") + _check_number(b, "add"),
-                     lambda xp, a, b: a + b, (lambda a, b: one(a), lambda a, b: one(b)), "sum")
-sub = ScalarFunction("sub", lambda a, b: _check_number(a, "sub") - _check_number(b, "sub"),
-                     lambda xp, a, b: a - b, (lambda a, b: one(a), lambda a, b: neg(one(b))))
-mul = ScalarFunction("mul", lambda a, b: _check_number(a, "mul") * _check_number(b, "mul"),
-                     lambda xp, a, b: a * b, (lambda a, b: b, lambda a, b: a), "prod")
-div = ScalarFunction("div", lambda a, b: _div(_check_number(a, "div"), _check_number(b, "div")),
-                     lambda xp, a, b: a / b, (lambda a, b: div(1.0, b), lambda a, b: neg(div(a, mul(b, b)))))
-neg = ScalarFunction("neg", lambda x: -_check_number(x, "neg"), lambda xp, x: -x,
-                     (lambda x: neg(one(x)),))
-pow = ScalarFunction("pow", lambda a, b: _pow(_check_number(a, "pow"), _check_number(b, "pow")),
-                     lambda xp, a, b: a ** b,
-                     (lambda a, b: mul(b, pow(a, sub(b, 1.0))), lambda a, b: mul(pow(a, b), ln(a))))
-exp = ScalarFunction("exp", lambda x: _exp(_check_number(x, "exp")), lambda xp, x: xp.exp(x),
-                     (lambda x: exp(x),))
-ln = ScalarFunction("ln", lambda x: _ln(_check_number(x, "ln")), lambda xp, x: xp.log(x),
-                    (lambda x: div(1.0, x),))
-sqrt = ScalarFunction("sqrt", lambda x: _sqrt(_check_number(x, "sqrt")), lambda xp, x: xp.sqrt(x),
-                      (lambda x: div(0.5, sqrt(x)),))
-tanh = ScalarFunction("tanh", lambda x: math.tanh(_check_number(x, "tanh")), _tanh_array,
-                      (lambda x: sub(1.0, mul(tanh(x), tanh(x))),))
-sigmoid = ScalarFunction("sigmoid", lambda x: _sigmoid_number(_check_number(x, "sigmoid")), _sigmoid_array,
-                         (lambda x: mul(sigmoid(x), sub(1.0, sigmoid(x))),))
-relu = ScalarFunction("relu", lambda x: 1.0 * x if _check_number(x, "relu") > 0 else 0.0,
-                      lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), (lambda x: step(x),))
-inv = ScalarFunction("inv", lambda x: _div(1.0, _check_number(x, "inv")), lambda xp, x: 1.0 / x,
-                     (lambda x: neg(div(1.0, mul(x, x))),))
+add = ScalarFunction("add", _add, lambda xp, a, b: a + b, (lambda a, b: one(a), lambda a, b: one(b)),
+                     lambda d, out, a, b: (d, d), "sum")
+sub = ScalarFunction("sub", _sub, lambda xp, a, b: a - b, (lambda a, b: one(a), lambda a, b: neg(one(b))),
+                     lambda d, out, a, b: (d, -d))
+mul = ScalarFunction("mul", _mul, lambda xp, a, b: a * b, (lambda a, b: b, lambda a, b: a),
+                     lambda d, out, a, b: (d * b, d * a), "prod")
+div = ScalarFunction("div", _div, lambda xp, a, b: a / b,
+                     (lambda a, b: div(1.0, b), lambda a, b: neg(div(a, mul(b, b)))),
+                     lambda d, out, a, b: (d / b, -d * out / b))
+neg = ScalarFunction("neg", _neg, lambda xp, x: -x, (lambda x: neg(one(x)),), lambda d, out, x: -d)
+pow = ScalarFunction("pow", _pow, lambda xp, a, b: a ** b,
+                     (lambda a, b: mul(b, pow(a, sub(b, 1.0))), lambda a, b: mul(pow(a, b), ln(a))), _pow_vjp)
+exp = ScalarFunction("exp", _exp, lambda xp, x: xp.exp(x), (lambda x: exp(x),), lambda d, out, x: d * out)
+ln = ScalarFunction("ln", _ln, lambda xp, x: xp.log(x), (lambda x: div(1.0, x),), lambda d, out, x: d / x)
+sqrt = ScalarFunction("sqrt", _sqrt, lambda xp, x: xp.sqrt(x), (lambda x: div(0.5, sqrt(x)),), _sqrt_vjp)
+tanh = ScalarFunction("tanh", _tanh, lambda xp, x: xp.tanh(x), (lambda x: sub(1.0, mul(tanh(x), tanh(x))),),
+                      lambda d, out, x: d * (1.0 - out * out))
+sigmoid = ScalarFunction("sigmoid", _sigmoid, _sigmoid_array, (lambda x: mul(sigmoid(x), sub(1.0, sigmoid(x))),),
+                         lambda d, out, x: d * out * (1.0 - out))
+# relu'(0) = 0: the kink gets the left slope, as in PyTorch (step is x > 0).
+relu = ScalarFunction("relu", _relu, lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), (lambda x: step(x),),
+                      lambda d, out, x: d if x > 0 else 0.0)
+inv = ScalarFunction("inv", _inv, lambda xp, x: 1.0 / x, (lambda x: neg(div(1.0, mul(x, x))),),
+                     lambda d, out, x: -d * out * out)
 log = ln
-max = ScalarFunction("max", lambda a, b: a if _check_number(a, "max") >= _check_number(b, "max") else b,
-                     lambda xp, a, b: xp.maximum(a, b),
-                     (lambda a, b: sub(one(a), step(sub(b, a))), lambda a, b: step(sub(b, a))), "max")
-# the numbers-only helpers that read as their names
-eq = ScalarFunction("eq", lambda a, b: 1.0 if a == b else 0.0,
-                    lambda xp, a, b: xp.astype(a == b, a.dtype), (lambda a, b: zero(a), lambda a, b: zero(b)))
-lt = ScalarFunction("lt", lambda a, b: 1.0 if a < b else 0.0,
-                    lambda xp, a, b: xp.astype(a < b, a.dtype), (lambda a, b: zero(a), lambda a, b: zero(b)))
+max = ScalarFunction("max", _max, lambda xp, a, b: xp.maximum(a, b),
+                     (lambda a, b: sub(one(a), step(sub(b, a))), lambda a, b: step(sub(b, a))), _max_vjp, "max")
+# numbers-only helpers that read as their names (no gradient)
+eq = ScalarFunction("eq", lambda a, b: 1.0 if a == b else 0.0, lambda xp, a, b: xp.astype(a == b, a.dtype),
+                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
+lt = ScalarFunction("lt", lambda a, b: 1.0 if a < b else 0.0, lambda xp, a, b: xp.astype(a < b, a.dtype),
+                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
 
 
+# ------------------------------------------------------------------ Value
 class Value:
     """A scalar node: forward `data`, accumulated `grad`, and its history.
+
+    Made by `variable`/`value` (a differentiable leaf), `constant` (a leaf
+    that gets no gradient) or by an op. An op whose inputs are all constants
+    gives a constant. `backward()` fills `grad` on every node of the graph
+    (inner nodes too, as in micrograd), except constants, which stay 0.
 
     Example:
         >>> from torchlight.scalar import variable
@@ -211,45 +301,53 @@ class Value:
         3.0
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "history", "__weakref__")
+    __slots__ = ("data", "grad", "requires_grad", "_op", "_a", "_b", "__weakref__")
     retains_grad = True
 
-    def __init__(self, data: float, requires_grad: bool = True, history: History | None = None) -> None:
-        self.data = float(_check_number(data, "Value"))
+    def __init__(self, data: float, requires_grad: bool = True) -> None:
+        self.data = float(_number(data, "Value"))
         self.grad = 0.0
-        self.requires_grad = requires_grad
-        self.history = history
-
-    @classmethod
-    def _from_op(cls, fn: ScalarFunction, args: tuple) -> Value:
-        inputs = tuple(a if isinstance(a, Value) else Value(a, requires_grad=False) for a in args)
-        out = cls.__new__(cls)
-        out.data = float(fn.number_fn(*(a.data for a in inputs)))
-        out.grad = 0.0
-        out.requires_grad = any(a.requires_grad for a in inputs)
-        out.history = History(fn, None, inputs) if out.requires_grad else None
-        return out
+        self.requires_grad = bool(requires_grad)
+        self._op: ScalarFunction | None = None  # the op that made it; its inputs are _a (and _b)
+        self._a: Value | None = None
+        self._b: Value | None = None
 
     def __repr__(self) -> str:
         return f"Value(data={self.data!r}, grad={self.grad!r})"
 
+    def __float__(self) -> float:
+        return self.data
+
+    @property
+    def history(self) -> History | None:
+        """The op that made this node and its inputs (None for a leaf)."""
+        return None if self._op is None else History(self._op, None, self.parents)
+
     # ------------------------------------------------ the Variable protocol
     @property
     def parents(self) -> tuple[Value, ...]:
-        return () if self.history is None else self.history.inputs
+        if self._op is None:
+            return ()
+        return (self._a,) if self._b is None else (self._a, self._b)
 
     @property
     def is_leaf(self) -> bool:
-        return self.history is None
+        return self._op is None
 
     def is_constant(self) -> bool:
         return not self.requires_grad
 
-    def chain_rule(self, d_output: float, retain_graph: bool = True) -> list[tuple[Value, float]]:
-        fn, inputs = self.history.last_fn, self.history.inputs
-        datas = tuple(a.data for a in inputs)
-        return [(a, d_output * partial(*datas)) for a, partial in zip(inputs, fn.partials)
-                if a.requires_grad]
+    def chain_rule(self, d_output: float, retain_graph: bool = True) -> tuple[tuple[Value, float], ...]:
+        """(input, gradient) pairs for the inputs that need one."""
+        a, b = self._a, self._b
+        if b is None:
+            return ((a, self._op.vjp(d_output, self.data, a.data)),)
+        da, db = self._op.vjp(d_output, self.data, a.data, b.data)
+        if not b.requires_grad:
+            return ((a, da),)
+        if not a.requires_grad:
+            return ((b, db),)
+        return ((a, da), (b, db))
 
     def accumulate_derivative(self, d: float) -> None:
         self.grad += d
@@ -266,82 +364,179 @@ class Value:
         """Reset every gradient of the graph feeding this Value."""
         zero_grad(self)
 
-    # ------------------------------------------------- methods and operators
+    # ---------------------------------------------- methods (documented names)
     def add(self, other: Any) -> Value:
-        return add(self, other)
+        return self.__add__(other)
 
     def sub(self, other: Any) -> Value:
-        return sub(self, other)
+        return self.__sub__(other)
 
     def mul(self, other: Any) -> Value:
-        return mul(self, other)
+        return self.__mul__(other)
 
     def div(self, other: Any) -> Value:
-        return div(self, other)
+        return self.__truediv__(other)
 
     def neg(self) -> Value:
-        return neg(self)
+        return self.__neg__()
 
     def pow(self, exponent: Any) -> Value:
-        return pow(self, exponent)
+        return self.__pow__(exponent)
 
     def relu(self) -> Value:
-        return relu(self)
+        x = self.data
+        return _unary(relu, x if x > 0 else 0.0, self)
 
     def tanh(self) -> Value:
-        return tanh(self)
+        return _unary(tanh, math.tanh(self.data), self)
 
     def sigmoid(self) -> Value:
-        return sigmoid(self)
+        return _unary(sigmoid, _sigmoid(self.data), self)
 
     def exp(self) -> Value:
-        return exp(self)
+        return _unary(exp, _exp(self.data), self)
 
     def ln(self) -> Value:
-        return ln(self)
+        return _unary(ln, _ln(self.data), self)
 
     log = ln
 
     def sqrt(self) -> Value:
-        return sqrt(self)
+        return _unary(sqrt, _sqrt(self.data), self)
 
+    def inv(self) -> Value:
+        return _unary(inv, _inv(self.data), self)
+
+    # ------------------------------- operators: the hot path, kept inline
     def __add__(self, other: Any) -> Value:
-        return add(self, other)
+        if type(other) is not Value:
+            other = _operand(other, "add")
+        out = _new(Value)
+        out.data = self.data + other.data
+        out.grad = 0.0
+        if self.requires_grad or other.requires_grad:
+            out.requires_grad = True
+            out._op = add
+            out._a = self
+            out._b = other
+        else:
+            out.requires_grad = False
+            out._op = out._a = out._b = None
+        return out
 
     def __radd__(self, other: Any) -> Value:
-        return add(other, self)
+        return _operand(other, "add").__add__(self)
 
     def __sub__(self, other: Any) -> Value:
-        return sub(self, other)
+        if type(other) is not Value:
+            other = _operand(other, "sub")
+        out = _new(Value)
+        out.data = self.data - other.data
+        out.grad = 0.0
+        if self.requires_grad or other.requires_grad:
+            out.requires_grad = True
+            out._op = sub
+            out._a = self
+            out._b = other
+        else:
+            out.requires_grad = False
+            out._op = out._a = out._b = None
+        return out
 
     def __rsub__(self, other: Any) -> Value:
-        return sub(other, self)
+        return _operand(other, "sub").__sub__(self)
 
     def __mul__(self, other: Any) -> Value:
-        return mul(self, other)
+        if type(other) is not Value:
+            other = _operand(other, "mul")
+        out = _new(Value)
+        out.data = self.data * other.data
+        out.grad = 0.0
+        if self.requires_grad or other.requires_grad:
+            out.requires_grad = True
+            out._op = mul
+            out._a = self
+            out._b = other
+        else:
+            out.requires_grad = False
+            out._op = out._a = out._b = None
+        return out
 
     def __rmul__(self, other: Any) -> Value:
-        return mul(other, self)
+        return _operand(other, "mul").__mul__(self)
 
     def __truediv__(self, other: Any) -> Value:
-        return div(self, other)
+        if type(other) is not Value:
+            other = _operand(other, "div")
+        return _binary(div, _div(self.data, other.data), self, other)
 
     def __rtruediv__(self, other: Any) -> Value:
-        return div(other, self)
+        return _operand(other, "div").__truediv__(self)
 
     def __pow__(self, exponent: Any) -> Value:
-        return pow(self, exponent)
+        if type(exponent) is not Value:
+            exponent = _operand(exponent, "pow")
+        return _binary(pow, _pow(self.data, exponent.data), self, exponent)
 
     def __rpow__(self, base: Any) -> Value:
-        return pow(base, self)
+        return _operand(base, "pow").__pow__(self)
 
     def __neg__(self) -> Value:
-        return neg(self)
-
-    def __float__(self) -> float:
-        return self.data
+        return _unary(neg, -self.data, self)
 
 
+def _operand(x: Any, name: str) -> Value:
+    """A Value as is; a number wrapped as a constant; anything else a TypeError."""
+    if isinstance(x, Value):
+        return x
+    c = _new(Value)
+    c.data = float(_number(x, name))
+    c.grad = 0.0
+    c.requires_grad = False
+    c._op = c._a = c._b = None
+    return c
+
+
+def _unary(op: ScalarFunction, data: float, a: Value) -> Value:
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    if a.requires_grad:
+        out.requires_grad = True
+        out._op = op
+        out._a = a
+        out._b = None
+    else:
+        out.requires_grad = False
+        out._op = out._a = out._b = None
+    return out
+
+
+def _binary(op: ScalarFunction, data: float, a: Value, b: Value) -> Value:
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    if a.requires_grad or b.requires_grad:
+        out.requires_grad = True
+        out._op = op
+        out._a = a
+        out._b = b
+    else:
+        out.requires_grad = False
+        out._op = out._a = out._b = None
+    return out
+
+
+def _apply(fn: ScalarFunction, args: tuple) -> Value:
+    """`fn` on Values (numbers among them wrapped as constants)."""
+    inputs = tuple(_operand(a, fn.__name__) for a in args)
+    data = float(fn.number_fn(*[a.data for a in inputs]))
+    if len(inputs) == 1:
+        return _unary(fn, data, inputs[0])
+    return _binary(fn, data, inputs[0], inputs[1])
+
+
+# ------------------------------------------------------- the module API
 def variable(x: float) -> Value:
     """A differentiable leaf: `variable(3.0).data == 3.0`."""
     return Value(x, requires_grad=True)
@@ -373,7 +568,11 @@ def zero_grad(v: Value) -> None:
 
 
 def backward(v: Value) -> None:
-    """Clear the graph's old gradients, seed `v.grad = 1.0` and propagate."""
+    """Clear the graph's old gradients, seed `v.grad = 1.0` and propagate.
+
+    Every non-constant node feeding `v` ends with d v / d node, so calling
+    it twice gives the same gradients.
+    """
     zero_grad(v)
     if v.requires_grad:
         backpropagate(v, 1.0)
