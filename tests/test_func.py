@@ -117,7 +117,10 @@ def test_third_derivative_of_a_polynomial(backend):
 
 
 def test_python_numbers_are_differentiable_arguments():
-    assert float(func.grad(lambda x: x ** 4)(2)) == 32.0
+    d = func.grad(lambda x: x ** 4)(2)
+    assert isinstance(d, np.ndarray) and d.shape == () and float(d) == 32.0  # a 0-d array, not a NumPy scalar
+    value, _ = func.value_and_grad(lambda x: (x * x).sum())(np.ones(2))
+    assert isinstance(value, np.ndarray) and value.shape == ()
     assert float(func.grad(func.grad(lambda x: x ** 4))(2.0)) == 48.0
 
 
@@ -294,3 +297,14 @@ def test_errors_name_the_transform(backend):
         func.jvp(lambda x: x, (x0,), (arr(backend, [1.0]),))
     with pytest.raises(ValueError, match="2 primals but 1 tangents"):
         func.jvp(lambda x, y: x, (x0, x0), (x0,))
+
+
+def test_results_stay_on_the_arguments_device():
+    xp = tl.backends.get("array_api_strict").xp
+    device = xp.Device("device1")
+    x = xp.asarray([0.5, -1.0], device=device)
+    f = lambda z: (z.tanh() ** 3).sum() + 2.0  # noqa: E731
+    results = [func.grad(f)(x), func.hessian(f)(x), func.jacobian(lambda z: z * z)(x),
+               func.hvp(f, x, x)[1], func.jvp(lambda z: z * z, x, x)[1], func.vjp(lambda z: z * z, x)[1](x)[0],
+               func.grad(lambda z: tl.tensor(xp.asarray(1.0, device=device)))(x)]
+    assert all(r.device == device for r in results)

@@ -317,7 +317,8 @@ class _Trace:
             if keep and value.requires_grad:
                 return value
             value = value.detach()
-            return value.data if self.as_arrays else value
+            # asarray: a NumPy reduction gives a NumPy scalar; callers get a 0-d array (no copy otherwise)
+            return value.backend.asarray(value.data) if self.as_arrays else value
         if isinstance(value, (tuple, list)):
             return type(value)(self.export(v, keep) for v in value)
         if isinstance(value, dict):
