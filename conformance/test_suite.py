@@ -103,6 +103,20 @@ def test_wrong_forward_is_caught():
     assert result.status == "failed" and "forward" in result.message and "planted_tanh [vector]" in result.message
 
 
+def test_wrong_second_derivative_in_a_core_back_function_is_caught(monkeypatch):
+    """TanhBack with the sign of d/dy flipped: first derivatives stay right."""
+
+    def backward(ctx, h):
+        y, g = ctx.saved_tensors
+        return h * g * y * 2.0, F.TanhBack.apply(y, h)
+
+    monkeypatch.setattr(F.TanhBack, "backward", staticmethod(backward))
+    op = database.get("tanh")
+    result = run_case(op, op.cases[1], resolve("numpy"), "float64")
+    assert result.status == "failed"
+    assert result.checks[-1] == "double_backward" and "tanh [1d]" in result.message
+
+
 def test_missing_error_is_caught():
     op = OpInfo("planted_add", lambda a, b: a + b, np.add,
                 (Case("no_error", ((3,), (3,)), raises=ValueError, match="shapes"),))
