@@ -290,6 +290,7 @@ def binary(name: str, fn: Callable, ref: Callable, domains: tuple = ("real", "re
 OPS: list[Op] = [
     # elementwise, unary
     unary("neg", lambda x: -x, np.negative),
+    unary("neg_method", lambda x: x.neg(), np.negative),
     unary("abs", lambda x: x.abs(), np.abs, "nonzero"),
     unary("abs_builtin", abs, np.abs, "nonzero"),
     unary("exp", lambda x: x.exp(), np.exp),

@@ -391,3 +391,17 @@ def test_context_defaults():
     assert Context(saved_values=(3,)).saved_tensors == (3,)
     h = History()
     assert h.last_fn is None and h.ctx is None and h.inputs == ()
+
+
+def test_zero_grad_detaches_a_gradient_made_with_create_graph(backend, device):
+    x = leaf([1.0, 2.0], backend, device)
+    (x ** 3).sum().backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad
+    x.zero_grad_()
+    assert x.grad is g and g.history is None and not g.requires_grad and g.tolist() == [0.0, 0.0]
+    (x * x).sum().backward(create_graph=True)
+    h = x.grad  # 0 + 2x: its graph must not carry the old 3x^2
+    x.grad = None
+    (h * 1.0).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

@@ -155,3 +155,13 @@ def test_max_of_an_empty_tensor_and_a_bad_dim(backend, device):
 def test_item_of_a_tensor_with_many_elements(backend, device):
     with pytest.raises(ValueError, match="item: the tensor has 2 elements"):
         tl.tensor([1.0, 2.0], backend=backend, device=device).item()
+
+
+def test_permute_and_transpose_dims_are_checked(backend, device):
+    x = leaf(np.ones((1, 2)), backend, device)
+    for dims in [(0,), (0, 0), (0, 2), (1, 0, 2)]:
+        with pytest.raises(ValueError, match=r"permute: dims .* shape \(1, 2\)"):
+            x.permute(*dims)
+    with pytest.raises(IndexError, match="dim 2 is out of range for a tensor with 2"):
+        x.transpose(0, 2)
+    assert tl.tensor(1.0, backend=backend, device=device).transpose(0, -1).shape == ()

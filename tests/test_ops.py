@@ -251,3 +251,51 @@ def test_gather_accumulates_repeated_indices(backend, device):
     x.zero_grad_()
     x[::-1, ::-2].sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+# ------------------------------------------------- the checkers can fail
+class WrongBackward(Function):
+    """x * x with a backward off by 0.05%: gradcheck must catch it."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.data * a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * a * 2.001
+
+
+class FrozenBackward(Function):
+    """A right first derivative written with a constant: no second derivative (gradgradcheck must catch it)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.data * a.data * a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * a.detach() * a.detach() * 3.0
+
+
+def test_gradcheck_and_gradgradcheck_catch_wrong_derivatives(backend, device):
+    x = tl.tensor([0.5, -1.0, 2.0], backend=backend, device=device, requires_grad=True)
+    with pytest.raises(tl.autograd.GradcheckError):
+        gradcheck(WrongBackward.apply, x)
+    assert not gradcheck(WrongBackward.apply, x, raise_exception=False, full_jacobian_max=0)
+    assert gradcheck(FrozenBackward.apply, x)
+    with pytest.raises(tl.autograd.GradcheckError):
+        gradgradcheck(FrozenBackward.apply, x)
+
+
+def test_central_difference_takes_floats_values_and_tensors():
+    from torchlight.autograd import central_difference
+    from torchlight.scalar import Value
+
+    assert central_difference(lambda a, b: a * b, 2.0, 3.0, arg=1) == pytest.approx(2.0)
+    assert central_difference(lambda a: Value(a) * Value(a), 3.0) == pytest.approx(6.0)
+    assert central_difference(lambda a: tl.tensor([a]).exp(), 0.0, epsilon=1e-5) == pytest.approx(1.0)

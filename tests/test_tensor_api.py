@@ -149,3 +149,8 @@ def test_reductions_with_dims_and_keepdim(backend, device):
     assert x.mean().item() == 2.75 and x.mean(-1).tolist() == [3.0, 2.5]
     assert x.max().item() == 5.0 and x.max(0).tolist() == [3.0, 5.0] and x.max(1, keepdim=True).shape == (2, 1)
     assert x.sum((0, 1)).item() == 11.0
+
+
+def test_mean_of_an_integer_tensor_is_a_float(backend, device):
+    m = tl.tensor([1, 2], backend=backend, device=device).mean()
+    assert m.item() == 1.5 and backend.is_floating(m.dtype)

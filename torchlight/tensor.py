@@ -280,11 +280,19 @@ class Tensor:
         return F.Clone.apply(self)
 
     def zero_grad_(self) -> Tensor:
-        """Set `.grad` to zeros in place (allocating it if there is none yet)."""
+        """Set `.grad` to zeros in place (allocating it if there is none yet).
+
+        A gradient made with `create_graph=True` is detached first (as in
+        PyTorch): zeros that kept the old history would carry its
+        derivatives into the next higher-order backward.
+        """
         if self._grad is None:
             self._grad = Tensor._wrap(self.backend.xp.zeros_like(self.data), self.backend)
         else:
-            self._grad.data = self.backend.xp.zeros_like(self._grad.data)
+            grad = self._grad
+            grad.history = None
+            grad.requires_grad = False
+            grad.data = self.backend.xp.zeros_like(grad.data)
         return self
 
     # ------------------------------------------------------- host and interop
@@ -504,9 +512,11 @@ class Tensor:
         return F.Sum.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The mean over `dim` (all dims when None); an integer tensor's mean is a float (as NumPy)."""
         dims = F.normalize_dims(dim, self.ndim)
         count = math.prod(self.shape[d] for d in dims)
-        return F.Sum.apply(self, dims, keepdim) * (1.0 / count if count else math.nan)
+        x = self if self.backend.is_floating(self.dtype) else self.astype(self.backend.default_float(self.device))
+        return F.Sum.apply(x, dims, keepdim) * (1.0 / count if count else math.nan)
 
     def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The maximum values (ties share the gradient evenly); see argmax."""
@@ -521,11 +531,20 @@ class Tensor:
     def permute(self, *dims: int) -> Tensor:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return F.Permute.apply(self, tuple(d % self.ndim for d in dims) if self.ndim else ())
+        axes = tuple(d % self.ndim for d in dims) if self.ndim else tuple(dims)
+        if sorted(axes) != list(range(self.ndim)) or any(not -max(self.ndim, 1) <= d < max(self.ndim, 1)
+                                                         for d in dims):
+            raise ValueError(f"permute: dims {tuple(dims)} are not a permutation of the dimensions "
+                             f"of a tensor of shape {self.shape}")
+        return F.Permute.apply(self, axes)
 
     def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
+        """Swap two dimensions (a 0-d tensor accepts dims 0 and -1, as PyTorch)."""
+        (d0,) = F.normalize_dims(dim0, self.ndim) or (0,)
+        (d1,) = F.normalize_dims(dim1, self.ndim) or (0,)
         axes = list(range(self.ndim))
-        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        if self.ndim:
+            axes[d0], axes[d1] = axes[d1], axes[d0]
         return F.Permute.apply(self, tuple(axes))
 
     @property
