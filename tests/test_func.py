@@ -175,6 +175,33 @@ def test_jacobian_of_a_vector_function_is_the_closed_form(backend):
     np.testing.assert_allclose(host(vjp_fn(arr(backend, 2 * u))[0]), 2 * u @ closed, rtol=1e-10)  # reusable
 
 
+def test_a_tall_jacobian_goes_by_columns_and_agrees_with_rows(backend):
+    A = rng_matrix(12, (7, 2))
+    At = tl.tensor(arr(backend, A))
+    f = lambda x: (At @ x).tanh() * x[0]  # noqa: E731  (7 outputs, 2 inputs: by columns)
+    x0 = np.array([0.4, -0.9])
+    t = np.tanh(A @ x0)
+    closed = (1 - t ** 2)[:, None] * A * x0[0] + np.outer(t, [1.0, 0.0])
+    np.testing.assert_allclose(host(func.jacobian(f)(arr(backend, x0))), closed, rtol=1e-12, atol=1e-14)
+    trace = func._Trace("jacobian", f, (arr(backend, x0),), (0,), False)
+    (rows,) = func._jacobian_blocks(trace, trace.outputs[0], by="rows")
+    (columns,) = func._jacobian_blocks(trace, trace.outputs[0], by="columns")
+    np.testing.assert_allclose(host(columns), host(rows), rtol=1e-12, atol=1e-14)
+    # second derivatives through the columns: d2 f_i / dx_j dx_k
+    T = host(func.jacobian(func.jacobian(f))(arr(backend, x0)))
+    assert T.shape == (7, 2, 2)
+    numeric = numeric_jacobian(func.jacobian(f), x0, backend).reshape(7, 2, 2)
+    np.testing.assert_allclose(T, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_a_tall_jacobian_of_a_once_differentiable_map_falls_back_to_rows(backend):
+    cube = lambda v: v * v * v  # noqa: E731  (a plain callable: map knows no second derivative)
+    x0 = np.array([0.5, 2.0])
+    f = lambda x: (x.backend.map(cube)(x).reshape(2, 1) * tl.tensor(arr(backend, np.ones((1, 3))))).reshape(6)  # noqa: E731
+    J = host(func.jacobian(f)(arr(backend, x0)))
+    np.testing.assert_allclose(J, np.repeat(np.diag(3 * x0 ** 2), 3, axis=0), rtol=1e-12)
+
+
 def test_jacobian_shapes_tuples_and_matrices(backend):
     x0, y0 = rng_matrix(10, (2, 3)), rng_matrix(11, 3)
     f = lambda x, y: (x * y, (x ** 2).sum(1))  # noqa: E731

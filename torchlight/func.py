@@ -174,10 +174,12 @@ def jacobian(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callab
     The new function returns an array (or Tensor) of shape
     `output.shape + input.shape`: a tuple over inputs for a tuple `argnums`,
     and a tuple over outputs (outermost) when `f` returns a tuple; with
-    `has_aux`, `(jacobian, aux)`. `f` runs once; its graph is then walked
+    `has_aux`, `(jacobian, aux)`. `f` runs once, then its graph is walked
     once per output element (one vjp per row, the graph retained between
-    them), so the cost is about `output.size` backward passes: choose it
-    for functions with few outputs.
+    them). When an output has more elements than the inputs, it goes by
+    columns instead: u -> J^T u is built once with `create_graph=True`,
+    and one more backward pass per input element gives J e_j. Either way
+    the cost is about min(outputs, inputs) backward passes.
 
     Example:
         >>> import numpy as np
@@ -450,27 +452,60 @@ def _pair_up(name: str, primals: Any, tangents: Any) -> tuple[tuple, tuple]:
     return primals, tangents
 
 
-def _jacobian_blocks(trace: _Trace, out: Tensor) -> list[Tensor]:
-    """d out / d input for each input of `trace`, shaped out.shape + input.shape."""
-    shapes = [out.shape + x.shape for x in trace.inputs]
+def _jacobian_blocks(trace: _Trace, out: Tensor, by: str | None = None) -> list[Tensor]:
+    """d out / d input for each input of `trace`, shaped out.shape + input.shape.
+
+    By rows (one vjp per output element) unless the output has more elements
+    than the inputs (plus the one extra pass the columns need): then by
+    columns, which costs one backward pass per input element instead.
+    """
     if not out.requires_grad or out.size == 0:
-        return [Tensor._wrap(x.backend.xp.zeros(s, dtype=x.dtype, device=x.device), x.backend)
-                for x, s in zip(trace.inputs, shapes)]
-    xp = out.backend.xp
-    positions = xp.arange(out.size, device=out.device)
+        return [_zeros_of(x, out.shape + x.shape) for x in trace.inputs]
+    if by is None:
+        by = "columns" if out.size > sum(x.size for x in trace.inputs) + 2 else "rows"
+    if by == "columns":
+        try:
+            return _jacobian_by_columns(trace, out)
+        except NotImplementedError:  # an op without a second derivative (map over a plain callable)
+            pass
     rows: list[list[Tensor]] = [[] for _ in trace.inputs]
     for k in range(out.size):
-        onehot = Tensor._wrap(xp.reshape(xp.astype(positions == k, out.dtype), out.shape), out.backend)
-        grads = trace.pullback([out], [onehot], create_graph=trace.nested, retain_graph=True)
+        grads = trace.pullback([out], [_onehot(out, k)], create_graph=trace.nested, retain_graph=True)
         for row, g in zip(rows, grads):
             row.append(g)
-    return [_stack(row, shape) for row, shape in zip(rows, shapes)]
+    return [_stack(row).reshape(out.shape + x.shape) for row, x in zip(rows, trace.inputs)]
 
 
-def _stack(rows: list[Tensor], shape: tuple[int, ...]) -> Tensor:
-    """The rows stacked into one Tensor of `shape` (differentiably if any row needs it)."""
-    if _any_requires_grad(rows):
-        return F.Stack.apply(*rows).reshape(shape)
-    like = rows[0]
+def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
+    """The Jacobian one column at a time: u -> J^T u is built once (it is linear
+    in u), then d<J^T u, e_j>/du = J e_j for each input element j."""
+    u = _zeros(out).requires_grad_(True)
+    vjps = autograd_grad([out], trace.inputs, [u], create_graph=True, retain_graph=True, allow_unused=True)
+    blocks = []
+    for x, g in zip(trace.inputs, vjps):
+        if g is None or not g.requires_grad:
+            blocks.append(_zeros_of(x, out.shape + x.shape))
+            continue
+        columns = [autograd_grad([g], [u], [_onehot(x, j)], retain_graph=True, create_graph=trace.nested,
+                                 materialize_grads=True)[0] for j in range(x.size)]
+        blocks.append(_stack(columns).reshape((x.size, out.size)).T.reshape(out.shape + x.shape))
+    return blocks
+
+
+def _onehot(like: Tensor, k: int) -> Tensor:
+    """The k-th basis vector (flat index) in `like`'s shape, backend, device and dtype."""
     xp = like.backend.xp
-    return Tensor._wrap(xp.reshape(xp.stack([r.data for r in rows], axis=0), shape), like.backend)
+    positions = xp.reshape(xp.arange(like.size, device=like.device), like.shape)
+    return Tensor._wrap(xp.astype(positions == k, like.dtype), like.backend)
+
+
+def _zeros_of(like: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return Tensor._wrap(like.backend.xp.zeros(shape, dtype=like.dtype, device=like.device), like.backend)
+
+
+def _stack(parts: list[Tensor]) -> Tensor:
+    """Same-shaped parts stacked along a new first axis (differentiably if any part needs it)."""
+    if _any_requires_grad(parts):
+        return F.Stack.apply(*parts)
+    like = parts[0]
+    return Tensor._wrap(like.backend.xp.stack([p.data for p in parts], axis=0), like.backend)
