@@ -189,3 +189,19 @@ def test_initialisation_follows_pytorch():
     assert abs(w.numpy().std() - math.sqrt(2 / 100)) < 0.01
     with pytest.raises(ValueError, match="unknown nonlinearity"):
         nn.init.calculate_gain("swish")
+
+
+NN_MODULES = ["torchlight.nn", "torchlight.nn.module", "torchlight.nn.parameter", "torchlight.nn.init",
+              "torchlight.nn.functional", "torchlight.nn.linear", "torchlight.nn.activation",
+              "torchlight.nn.container", "torchlight.nn.dropout", "torchlight.nn.embedding",
+              "torchlight.nn.normalization", "torchlight.nn.conv", "torchlight.nn.pooling", "torchlight.optim",
+              "torchlight.serialization"]
+
+
+@pytest.mark.parametrize("name", NN_MODULES)
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

@@ -11,8 +11,8 @@ Example:
     >>> import torchlight.nn.functional as F
     >>> logits = tl.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], requires_grad=True)
     >>> loss = F.cross_entropy(logits, tl.tensor([0, 2]))
-    >>> round(loss.item(), 4)
-    0.2073
+    >>> round(loss.item(), 4)     # mean of 0.2413 and 0.1096
+    0.1755
     >>> loss.backward()
     >>> logits.grad.shape
     (2, 3)
@@ -140,8 +140,8 @@ def logsumexp(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool =
 
     Example:
         >>> import torchlight as tl
-        >>> logsumexp(tl.tensor([1000.0, 1000.0])).item() - 1000.0 == math.log(2.0)
-        True
+        >>> round(logsumexp(tl.tensor([1000.0, 1000.0])).item(), 4)    # 1000 + log 2, no overflow
+        1000.6931
     """
     _check_float(x, "logsumexp")
     return fn.LogSumExp.apply(x, fn.normalize_dims(dim, x.ndim), keepdim)
