@@ -324,6 +324,10 @@ def test_errors_name_the_transform(backend):
         func.jvp(lambda x: x, (x0,), (arr(backend, [1.0]),))
     with pytest.raises(ValueError, match="2 primals but 1 tangents"):
         func.jvp(lambda x, y: x, (x0, x0), (x0,))
+    with pytest.raises(ValueError, match="vjp: no primals"):
+        func.vjp(lambda: tl.tensor(1.0))
+    with pytest.raises(ValueError, match="out of range for 0 positional"):
+        func.grad(lambda: tl.tensor(1.0))()
 
 
 def test_results_stay_on_the_arguments_device():

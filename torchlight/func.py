@@ -113,7 +113,8 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     them when `f` returns a tuple) and returns a tuple with one entry per
     primal. It can be called many times: the graph of `f` is kept until
     `vjp_fn` is dropped. A cotangent that is a Tensor requiring grad gives
-    results that are differentiable in it (that is how `jvp` is made).
+    results that are differentiable in it (the double-vjp construction that
+    `jvp` uses).
 
     Example:
         >>> import numpy as np
@@ -122,6 +123,8 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         >>> vjp_fn(np.array([1.0, 10.0]))
         (array([ 2., 40.]),)
     """
+    if not primals:
+        raise ValueError("vjp: no primals")
     trace = _Trace("vjp", f, primals, tuple(range(len(primals))), has_aux)
 
     def vjp_fn(cotangent: Any) -> tuple:
@@ -256,11 +259,11 @@ def hvp(f: Callable, primals: Any, tangents: Any) -> tuple:
 
 # ---------------------------------------------------------------- one run of f
 class _Trace:
-    """One run of `f` on fresh differentiable copies of the differentiated primals.
+    """One run of `f`, each differentiated primal entering as a new node of the graph.
 
-    `inputs` holds one Tensor per differentiated primal, each a new node (a
-    new leaf, or an identity op on a Tensor of an enclosing differentiable
-    computation, which keeps the link). `nested` says whether `f`'s results
+    `inputs` holds one Tensor per differentiated primal, sharing its data:
+    a new leaf, or an identity op on a Tensor of an enclosing
+    differentiable computation, which keeps the link. `nested` says whether `f`'s results
     depend on some Tensor requiring grad outside this trace: then the
     derivatives are built with `create_graph=True` and stay Tensors.
     """
