@@ -100,32 +100,38 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
     order = topological_sort(list(roots))
     feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
-    commits: list[tuple[Any, Any]] = []
+    # two parallel lists, not a list of pairs: no object per node (see topological_sort)
+    commit_nodes: list[Any] = []
+    commit_grads: list[Any] = []
+    pop, get = grads.pop, grads.get
     while order:
         node = order.pop()  # popped, not iterated: a finished node can be freed mid-walk
         key = id(node)
-        d = grads.pop(key, None)
+        d = pop(key, None)
         if d is None:
             continue
+        leaf = node.is_leaf
         if captured is not None:
             if key in captured:
                 results[key] = d
-        elif node.is_leaf or node.retains_grad:
-            commits.append((node, d))
-        if node.is_leaf or feeding is not None and key not in feeding:
+        elif leaf or node.retains_grad:
+            commit_nodes.append(node)
+            commit_grads.append(d)
+        if leaf or feeding is not None and key not in feeding:
             continue
         for parent, d_parent in node.chain_rule(d, retain_graph):
             pkey = id(parent)
             if feeding is None or pkey in feeding or pkey in captured:
-                grads[pkey] = _add(grads.get(pkey), d_parent)
+                total = get(pkey)  # _add inlined: this line runs once per edge
+                grads[pkey] = d_parent if total is None else total + d_parent
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
-    _commit(commits, seed_ids)
+    _commit(commit_nodes, commit_grads, seed_ids)
     return None
 
 
-def _commit(commits: list[tuple[Any, Any]], seed_ids: set[int]) -> None:
+def _commit(nodes: list[Any], grads: list[Any], seed_ids: set[int]) -> None:
     """Hand each gradient to its node, never one array to two `.grad`s.
 
     A backward may pass one gradient on unchanged to several inputs (Add,
@@ -134,7 +140,10 @@ def _commit(commits: list[tuple[Any, Any]], seed_ids: set[int]) -> None:
     the node copies it. Scalar gradients (plain floats) have no array.
     """
     handed = set(seed_ids)
-    for node, d in commits:
+    for node, d in zip(nodes, grads):
+        if isinstance(d, float):  # a Value's gradient (and no getattr miss, which is slow)
+            node.accumulate_derivative(d)
+            continue
         data = getattr(d, "data", None)
         if data is None:
             node.accumulate_derivative(d)
