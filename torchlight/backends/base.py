@@ -85,6 +85,8 @@ class Backend:
 
     def numpy_dtype(self, dtype: Any) -> np.dtype:
         """The NumPy dtype with the same name as this library's `dtype`."""
+        if isinstance(dtype, (np.dtype, type)):
+            return np.dtype(dtype)
         return np.dtype(str(dtype).rsplit(".", 1)[-1])
 
     def device_of(self, array: Any) -> Any:

@@ -98,6 +98,9 @@ class TorchBackend(ArrayAPIBackend):
 
     def __init__(self, name: str = "torch") -> None:
         super().__init__(name)
+        # "meta" tensors have shapes but no data: not a place to compute
+        self.devices = [d for d in self.devices if d.type != "meta"]
+        self.multi_device = len(self.devices) > 1
         self._generators: dict[Any, Any] = {}
         self._seed: int | None = None
 
