@@ -275,3 +275,20 @@ def test_conformance_op_stays_on_its_device(op, case, device, dtype, monkeypatch
         return op.call(*tensors, **case.kwargs)
 
     run_everywhere(call, inputs, XP.Device(device), dtype, monkeypatch, double=double)
+
+
+@pytest.mark.parametrize("name", list(CORE))
+def test_builtin_op_never_writes_into_its_inputs(name):
+    """Read-only NumPy inputs and seed: a write in place (which JAX forbids) raises."""
+    arrays = []
+    for x in _inputs():
+        x.flags.writeable = False
+        arrays.append(x)
+    leaves = [tl.tensor(a, requires_grad=True) for a in arrays]
+    out = CORE[name](*leaves)
+    seed = np.ones(out.shape)
+    seed.flags.writeable = False
+    out.backward(seed, create_graph=name not in FIRST_ORDER_ONLY)
+    assert any(x.grad is not None for x in leaves)
+    for a, fresh in zip(arrays, _inputs()):
+        np.testing.assert_array_equal(a, fresh)
