@@ -32,7 +32,9 @@ from torchlight.tensor import Tensor
 
 def dtype_name(dtype: Any) -> str:
     """A library-neutral dtype name ("float32"), for comparing across backends."""
-    return str(dtype).split(".")[-1].replace("dtype('", "").replace("')", "")
+    if isinstance(dtype, type):  # a NumPy scalar type such as np.float64
+        return dtype.__name__
+    return str(dtype).split(".")[-1]
 
 
 class Module:
