@@ -366,6 +366,7 @@ def test_zero_grad_resets_every_node_of_the_graph():
     assert x.grad != 0 and w.grad != 0 and h.grad != 0
     scalar.zero_grad(out)
     assert [v.grad for v in (x, w, h, out)] == [0.0, 0.0, 0.0, 0.0]
+    assert all(v.grad == 0.0 for v in topological_sort(out))
     out.backward()
     g = x.grad
     out.zero_grad()
