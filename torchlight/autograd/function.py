@@ -131,11 +131,11 @@ class Function:
                     record = True
         if first is None:
             raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
-        if not record or not grad_mode.is_grad_enabled():
+        if not record or not grad_mode._state.enabled:
             out = cls.forward(Context(True), *inputs)
             return Tensor._wrap(out, first.backend)
         ctx = Context()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in inputs)
+        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a.requires_grad for a in inputs])
         grad_mode._state.enabled = False
         try:
             out = cls.forward(ctx, *inputs)
