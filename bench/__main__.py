@@ -52,7 +52,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def make_env(backend: str) -> Env:
     if backend == "numpy":
         return Env("numpy", np)
-    import cupy
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # ImportError, or CUDARuntimeError where no driver/device
+        raise SystemExit(f"--backend cupy needs CuPy and a CUDA device ({describe(exc)}): "
+                         "pip install -e '.[cuda12]' (or '.[cuda13]') and a CUDA build of torch==2.13.0") from exc
 
     def sync() -> None:
         cupy.cuda.Device().synchronize()
@@ -140,6 +146,7 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "threads": args.threads,
         "BLAS (threadpoolctl)": blas_info(args.threads),
         "OpenBLAS overrides in the environment": ", ".join(f"{v}={os.environ[v]}" for v in unset) or "none",
+        "load average at the end (1, 5, 15 min)": ", ".join(f"{v:.1f}" for v in os.getloadavg()),
         "backend": args.backend,
     }
 
