@@ -286,3 +286,10 @@ def test_every_factory_takes_backend_and_device(backend, device, name):
     assert type(t.data).__module__.split(".")[0] == type(backend.asarray([0.0])).__module__.split(".")[0]
     like = tl.zeros_like(t), tl.ones_like(t)
     assert all(x.backend is backend and x.device == device and x.dtype == t.dtype for x in like)
+
+
+def test_a_numpy_generator_works_on_every_backend(backend, device):
+    draw = [tl.randn(4, backend=backend, device=device, generator=np.random.default_rng(3)) for _ in range(2)]
+    assert draw[0].tolist() == draw[1].tolist() and draw[0].device == device
+    expected = np.random.default_rng(3).standard_normal(4).astype(backend.numpy_dtype(draw[0].dtype))
+    np.testing.assert_array_equal(draw[0].numpy(), expected)

@@ -185,7 +185,8 @@ class Backend:
         Portable version (for libraries without a generator of their own in
         the standard): drawn on the host by a seeded NumPy generator, cast to
         `dtype` there, then moved to `device` (so a device without float64
-        never sees one).
+        never sees one). Every backend takes this path when `generator` is a
+        `numpy.random.Generator`.
         """
         rng = self._generator(generator)
         host = rng.random(shape) if kind == "rand" else rng.standard_normal(shape)

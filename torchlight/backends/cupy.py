@@ -107,6 +107,8 @@ class CupyBackend(Backend):
         self._generators.clear()
 
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        if isinstance(generator, np.random.Generator):  # a host generator: draw there, then move
+            return super().random(kind, shape, dtype, device, generator)
         device = self.resolve_device(device) or self._cupy.cuda.Device()
         dtype = self._cupy.float64 if dtype is None else self.resolve_dtype(dtype)
         with device:

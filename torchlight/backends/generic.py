@@ -137,6 +137,8 @@ class TorchBackend(ArrayAPIBackend):
         return generator
 
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        if isinstance(generator, np.random.Generator):
+            return super().random(kind, shape, dtype, device, generator)
         device = self.resolve_device(device) or self.device
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         generator = generator if generator is not None else self._torch_generator(device)
@@ -179,6 +181,8 @@ class JaxBackend(ArrayAPIBackend):
         self._key = self._jax.random.key(seed)
 
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        if isinstance(generator, np.random.Generator):
+            return super().random(kind, shape, dtype, device, generator)
         device = self.resolve_device(device)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         if generator is None:
