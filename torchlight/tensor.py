@@ -57,6 +57,28 @@ def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
+def _skeleton(node: Any) -> Any:
+    """A data-less stand-in for a non-leaf parent of a node whose backward ran.
+
+    After a backward without retain_graph the activations are not needed any
+    more, but the graph's shape still is: a later backward or autograd.grad
+    through it must reach the released node and say so. The stand-in shares
+    the parent's History (walks and pruning see the same graph) and holds no
+    array, so the parent's own array is freed as soon as nothing else holds
+    it, while the walk goes on. Leaves and non-Tensors stay as they are.
+    """
+    if not isinstance(node, Tensor) or node.history is None:
+        return node
+    stub = object.__new__(Tensor)
+    stub.data = None
+    stub.backend = node.backend
+    stub.requires_grad = node.requires_grad
+    stub.history = node.history
+    stub._grad = None
+    stub._retains_grad = False
+    return stub
+
+
 _NUMBERS: dict[tuple, Any] = {}
 
 
@@ -198,6 +220,7 @@ class Tensor:
             )
         if not retain_graph:
             ctx.release()
+            history.inputs = tuple([_skeleton(a) for a in inputs])
         pairs = []
         for inp, g in zip(inputs, grads):
             if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
