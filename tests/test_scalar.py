@@ -358,6 +358,27 @@ def test_engine_backpropagate_accumulates_but_backward_does_not():
     assert x.grad == 4.0
 
 
+def test_backward_replaces_only_on_its_own_thread():
+    import threading
+
+    x = variable(2.0)
+    y = x * x
+    y.backward()
+    results = []
+
+    def accumulate_twice():
+        backpropagate(y, 1.0)
+        backpropagate(y, 1.0)
+        results.append(x.grad)
+
+    worker = threading.Thread(target=accumulate_twice)
+    worker.start()
+    worker.join()
+    assert results == [4.0 + 8.0]
+    y.backward()
+    assert x.grad == 4.0
+
+
 def test_zero_grad_resets_every_node_of_the_graph():
     x, w = variable(1.5), variable(-0.5)
     h = (x * w).tanh()

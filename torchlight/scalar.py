@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from numbers import Real
 from typing import Any
@@ -37,6 +38,9 @@ from torchlight.autograd.function import History
 
 _new = object.__new__
 _inf = math.inf
+# Set (per thread) while `backward()` runs: its walk replaces gradients instead of adding to them.
+_walk_mode = threading.local()
+_walk_mode.replace = False
 
 
 class ScalarFunction:
@@ -339,10 +343,15 @@ class Value:
 
     def chain_rule(self, d_output: float, retain_graph: bool = True) -> tuple[tuple[Value, float], ...]:
         """(input, gradient) pairs for the inputs that need one."""
-        a, b = self._a, self._b
+        a, b, op = self._a, self._b, self._op
         if b is None:
-            return ((a, self._op.vjp(d_output, self.data, a.data)),)
-        da, db = self._op.vjp(d_output, self.data, a.data, b.data)
+            return ((a, op.vjp(d_output, self.data, a.data)),)
+        if op is add:  # the two commonest ops inline: no vjp call
+            da = db = d_output
+        elif op is mul:
+            da, db = d_output * b.data, d_output * a.data
+        else:
+            da, db = op.vjp(d_output, self.data, a.data, b.data)
         if not b.requires_grad:
             return ((a, da),)
         if not a.requires_grad:
@@ -350,7 +359,11 @@ class Value:
         return ((a, da), (b, db))
 
     def accumulate_derivative(self, d: float) -> None:
-        self.grad += d
+        """Add `d` into `grad`; inside `backward()`, set it (see `backward`)."""
+        if getattr(_walk_mode, "replace", False):
+            self.grad = d
+        else:
+            self.grad += d
 
     def seed_derivative(self, d: Any) -> float:
         return float(d)
@@ -586,8 +599,18 @@ def backward(v: Value) -> None:
     """Clear the graph's old gradients, seed `v.grad = 1.0` and propagate.
 
     Every non-constant node feeding `v` ends with d v / d node, so calling
-    it twice gives the same gradients.
+    it twice gives the same gradients. This costs no separate zeroing pass:
+    the engine commits one summed gradient to every node of the walk (each
+    Value node passes a gradient to each of its non-constant inputs, so all
+    of them get one), and during this call a commit replaces instead of
+    adding, which is the same as zeroing first. The engine's
+    `backpropagate(v, 1.0)`, called directly, adds as usual.
     """
-    zero_grad(v)
-    if v.requires_grad:
+    if not v.requires_grad:
+        v.grad = 0.0
+        return
+    _walk_mode.replace = True
+    try:
         backpropagate(v, 1.0)
+    finally:
+        _walk_mode.replace = False
