@@ -159,8 +159,8 @@ def test_create_graph_records_the_backward_and_implies_retain_graph(backend, dev
 
 
 def test_hessian_vector_product_through_autograd_grad(backend, device):
-    x = leaf([0.5, -1.0, 2.0], backend, device)
-    v = tl.tensor([1.0, 2.0, 3.0], backend=backend, device=device)
+    x = leaf([0.5, -1.0, 2.0], backend, device, dtype="float64")
+    v = tl.tensor([1.0, 2.0, 3.0], backend=backend, device=device, dtype="float64")
     (g,) = tl.autograd.grad((x.tanh() * x).sum(), [x], create_graph=True)
     (hv,) = tl.autograd.grad((g * v).sum(), [x])
     xs = np.array([0.5, -1.0, 2.0])
