@@ -106,3 +106,29 @@ def test_backward_inside_no_grad_still_computes_gradients(backend, device):
         y.backward()
         assert not tl.is_grad_enabled()
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_one_instance_entered_twice_and_from_two_threads():
+    quiet = tl.no_grad()
+    with quiet:
+        with quiet:
+            assert not tl.is_grad_enabled()
+        assert not tl.is_grad_enabled()
+    assert tl.is_grad_enabled()
+    entered = threading.Barrier(2, timeout=10)
+    seen = []
+
+    def worker():
+        with quiet:
+            entered.wait()  # both threads are inside the same instance at once
+            seen.append(tl.is_grad_enabled())
+            entered.wait()
+        seen.append(tl.is_grad_enabled())
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(seen) == [False, False, True, True]
+    assert tl.is_grad_enabled()

@@ -24,6 +24,9 @@ class _State(threading.local):
 
     enabled = True
 
+    def __init__(self) -> None:
+        self.previous: list[bool] = []  # the modes that `with no_grad()/enable_grad()` will restore
+
 
 _state = _State()
 
@@ -48,12 +51,14 @@ class _GradMode:
         self = super().__new__(cls)
         return self if fn is None else self(fn)
 
+    # The mode to restore lives on a per-thread stack, not on the instance: one
+    # instance may be entered again while active (nested) or from two threads.
     def __enter__(self) -> None:
-        self._previous = is_grad_enabled()
+        _state.previous.append(_state.enabled)
         _state.enabled = self.mode
 
     def __exit__(self, *exc: Any) -> None:
-        _state.enabled = self._previous
+        _state.enabled = _state.previous.pop()
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
