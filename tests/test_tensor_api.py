@@ -79,6 +79,8 @@ def test_dlpack_round_trip():
     back = np.from_dlpack(t)
     assert np.shares_memory(back, t.data)
     assert t.__dlpack_device__() == t.data.__dlpack_device__()
+    loss = (t * t).sum() * 1.0  # a 0-d result (NumPy makes it a scalar)
+    assert np.from_dlpack(loss).tolist() == 5.0
 
 
 def test_to_moves_between_backends_and_devices_and_keeps_the_gradient_path():

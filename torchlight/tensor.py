@@ -344,11 +344,16 @@ class Tensor:
             out = out.astype(dtype)
         return np.array(out, copy=True) if copy else out
 
+    def _exported(self) -> Any:
+        """`.data` as an array: NumPy gives 0-d results as scalars, which have no `__dlpack__`."""
+        data = self.data
+        return data if hasattr(data, "__dlpack__") else self.backend.xp.asarray(data)
+
     def __dlpack__(self, **kwargs: Any) -> Any:
-        return self.data.__dlpack__(**kwargs)
+        return self._exported().__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> Any:
-        return self.data.__dlpack_device__()
+        return self._exported().__dlpack_device__()
 
     def to(self, backend: str | Backend | None = None, device: Any = None) -> Tensor:
         """This tensor on another backend and/or device, differentiable. A copy,
