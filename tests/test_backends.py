@@ -293,3 +293,15 @@ def test_a_numpy_generator_works_on_every_backend(backend, device):
     assert draw[0].tolist() == draw[1].tolist() and draw[0].device == device
     expected = np.random.default_rng(3).standard_normal(4).astype(backend.numpy_dtype(draw[0].dtype))
     np.testing.assert_array_equal(draw[0].numpy(), expected)
+
+
+def test_python_floats_get_the_same_default_float_on_every_backend(backend, device):
+    """float64 wherever the device has it (torch's own default is float32)."""
+    floats = backend.xp.__array_namespace_info__().dtypes(device=device, kind="real floating")
+    want = floats.get("float64", floats["float32"])
+    for t in (tl.tensor([0.1, 2.0], backend=backend, device=device), tl.tensor(0.1, backend=backend, device=device),
+              tl.zeros(2, backend=backend, device=device), tl.rand(2, backend=backend, device=device)):
+        assert t.dtype == want
+    if want == backend.xp.float64:
+        assert tl.tensor(0.1, backend=backend, device=device).item() == 0.1
+    assert tl.tensor([1, 2], backend=backend, device=device).dtype == backend.xp.asarray([1, 2]).dtype

@@ -109,13 +109,16 @@ def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> T
 
 def arange(start: float, stop: float | None = None, step: float = 1, *, backend: Any = None,
            device: Any = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, stop)."""
+    """Evenly spaced values in [start, stop); a float argument gives the
+    backend's default float (float64 where the device has it, on torch too)."""
     be = backends.get(backend)
     kwargs: dict[str, Any] = {}
-    if dtype is not None:
-        kwargs["dtype"] = be.resolve_dtype(dtype)
     if device is not None:
         kwargs["device"] = be.resolve_device(device)
+    if dtype is not None:
+        kwargs["dtype"] = be.resolve_dtype(dtype)
+    elif any(isinstance(v, float) for v in (start, stop, step)):
+        kwargs["dtype"] = be.default_float(kwargs.get("device"))
     return Tensor(be.xp.arange(start, stop, step, **kwargs), be, requires_grad=requires_grad)
 
 

@@ -107,6 +107,22 @@ class TorchBackend(ArrayAPIBackend):
     def resolve_device(self, device: Any) -> Any:
         return None if device is None else self._module.device(device)
 
+    def default_float(self, device: Any = None) -> Any:
+        """float64, as on every backend whose device has it (not torch's float32:
+        the same code gives the same numbers on every backend)."""
+        info = self.xp.__array_namespace_info__()
+        floats = info.dtypes(device=self.resolve_device(device) or self.device, kind="real floating")
+        return floats.get("float64", self._module.float32)
+
+    def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
+        out = super().asarray(data, dtype=dtype, device=device, copy=copy)
+        if dtype is None and _is_python_data(data):  # made again where torch chose float32/complex64
+            if out.dtype.is_floating_point and out.dtype != self.default_float(out.device):
+                return super().asarray(data, dtype=self.default_float(out.device), device=out.device, copy=copy)
+            if out.dtype == self._module.complex64:
+                return super().asarray(data, dtype=self._module.complex128, device=out.device, copy=copy)
+        return out
+
     def is_host(self, array: Any) -> bool:
         return array.device.type == "cpu"
 
@@ -192,3 +208,8 @@ class JaxBackend(ArrayAPIBackend):
         sample = self._jax.random.uniform if kind == "rand" else self._jax.random.normal
         out = sample(generator, shape, dtype=dtype)
         return out if device is None else self._jax.device_put(out, device)
+
+
+def _is_python_data(data: Any) -> bool:
+    """A Python number or a (nested) list/tuple of them, not an array."""
+    return isinstance(data, (int, float, complex, list, tuple))
