@@ -165,3 +165,10 @@ def test_permute_and_transpose_dims_are_checked(backend, device):
     with pytest.raises(IndexError, match="dim 2 is out of range for a tensor with 2"):
         x.transpose(0, 2)
     assert tl.tensor(1.0, backend=backend, device=device).transpose(0, -1).shape == ()
+
+
+def test_truth_value_of_a_tensor_with_many_elements(backend, device):
+    x = tl.tensor([1.0, 2.0], backend=backend, device=device)
+    with pytest.raises(ValueError, match="truth value of a tensor with 2 elements is ambiguous"):
+        bool(x == x)
+    assert bool(tl.tensor([3.0], backend=backend, device=device) > 2.0)

@@ -394,6 +394,11 @@ class Tensor:
             yield self[i]
 
     def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                f"the truth value of a tensor with {self.size} elements is ambiguous "
+                "(comparisons are elementwise): reduce it first, e.g. with .max() or .sum()"
+            )
         return bool(self.item())
 
     def __float__(self) -> float:
