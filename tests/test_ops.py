@@ -309,3 +309,16 @@ def test_central_difference_takes_floats_values_and_tensors():
     assert central_difference(lambda a, b: a * b, 2.0, 3.0, arg=1) == pytest.approx(2.0)
     assert central_difference(lambda a: Value(a) * Value(a), 3.0) == pytest.approx(6.0)
     assert central_difference(lambda a: tl.tensor([a]).exp(), 0.0, epsilon=1e-5) == pytest.approx(1.0)
+
+
+def test_gradcheck_holds_inputs_without_grad_fixed_and_picks_tolerances_by_dtype(backend, device):
+    idx = tl.tensor(np.array([2, 0, 2], dtype=np.int32), backend=backend, device=device)
+    x = tl.tensor([0.5, -1.0, 2.0], backend=backend, device=device, dtype="float64", requires_grad=True)
+    assert gradcheck(lambda i, t: t[i].exp(), idx, x)  # an int32 first input: still float64 tolerances
+    with pytest.raises(tl.autograd.GradcheckError):
+        gradcheck(lambda i, t: WrongBackward.apply(t[i]), idx, x)
+    c = tl.tensor([1.0, 2.0, 3.0], backend=backend, device=device, dtype="float64")
+    assert gradcheck(lambda t, k: t * k, x, c) and c.grad is None
+    x32 = tl.tensor([0.5, -1.0, 2.0], backend=backend, device=device, dtype="float32", requires_grad=True)
+    assert gradcheck(lambda t: t.tanh() * t, x32)  # float32: a coarser step and looser tolerances
+    assert gradcheck(lambda t: c * 2.0, x)  # an output that does not depend on the input
