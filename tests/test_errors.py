@@ -172,3 +172,20 @@ def test_truth_value_of_a_tensor_with_many_elements(backend, device):
     with pytest.raises(ValueError, match="truth value of a tensor with 2 elements is ambiguous"):
         bool(x == x)
     assert bool(tl.tensor([3.0], backend=backend, device=device) > 2.0)
+
+
+def test_assigning_a_gradient_checks_shape_dtype_and_backend(backend, device):
+    x = leaf([1.0, 2.0], backend, device)
+    x.grad = [0.5, 0.25]  # host data is made an array of x's backend, dtype and device
+    assert x.grad.tolist() == [0.5, 0.25] and x.grad.dtype == x.dtype and x.grad.backend is backend
+    with pytest.raises(ValueError, match=r"grad: a gradient of shape \(3,\) for a tensor of shape \(2,\)"):
+        x.grad = tl.tensor([1.0, 2.0, 3.0], backend=backend, device=device)
+    narrow = "float32" if x.dtype == backend.xp.float64 else "float64"
+    with pytest.raises(TypeError, match=f"grad: a gradient of dtype .*{narrow}"):
+        x.grad = tl.tensor([1.0, 2.0], backend=backend, device=device, dtype=narrow)
+    other = "numpy" if backend.name != "numpy" else "array_api_strict"
+    with pytest.raises(tl.BackendError, match="grad: tensors on two backends"):
+        x.grad = tl.tensor([1.0, 2.0], backend=other)
+    assert x.grad.tolist() == [0.5, 0.25]
+    x.grad = None
+    assert x.grad is None

@@ -173,10 +173,17 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        if value is not None and not isinstance(value, Tensor):
-            value = Tensor(self.backend.asarray(value), self.backend)
-        if value is not None and value.shape != self.shape:
+        """Set (or clear, with None) the gradient: same shape, dtype, backend and device as this tensor."""
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            value = Tensor(self.backend.asarray(value, dtype=self.dtype, device=self.device), self.backend)
+        if value.shape != self.shape:
             raise ValueError(f"grad: a gradient of shape {value.shape} for a tensor of shape {self.shape}")
+        check_same_backend("grad", self, value)
+        if value.dtype != self.dtype:
+            raise TypeError(f"grad: a gradient of dtype {value.dtype} for a tensor of dtype {self.dtype}")
         self._grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
