@@ -63,7 +63,7 @@ def test_cupy_not_installed_names_both_extras(monkeypatch, fresh_cupy):
 
         def find_spec(self, name, path=None, target=None):
             if name == "cupy" or name.startswith("cupy."):
-                raise ImportError(f"No module named {name!r}")
+                raise ModuleNotFoundError(f"No module named {name!r}")
             return None
 
     monkeypatch.delitem(sys.modules, "cupy", raising=False)
