@@ -313,8 +313,9 @@ class WrongShape(Function):
         return tl.tensor(np.ones((5, 7)), backend=g.backend, device=g.device)
 
 
+@pytest.mark.parametrize("retain", [True, False])
 @pytest.mark.parametrize("bad", [Explodes, WrongShape])
-def test_backward_is_atomic(bad, backend, device):
+def test_backward_is_atomic(bad, retain, backend, device):
     x = leaf([1.0, 2.0], backend, device)
     y = leaf([3.0, 4.0], backend, device)
     x.grad = tl.tensor([10.0, 20.0], backend=backend, device=device)
@@ -324,7 +325,7 @@ def test_backward_is_atomic(bad, backend, device):
     # y's and h's gradients are complete before the bad node's backward runs
     root = (h * 5.0).sum() + bad.apply(x * y).sum()
     with pytest.raises((ZeroDivisionError, ValueError)) as info:
-        root.backward(retain_graph=True)
+        root.backward(retain_graph=retain)
     if bad is WrongShape:
         assert "WrongShape" in str(info.value) and "(5, 7)" in str(info.value)
     assert x.grad is old_x and x.grad.tolist() == [10.0, 20.0]
