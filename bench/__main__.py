@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
+import importlib.metadata
 import json
 import os
 import platform
@@ -135,7 +136,10 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     versions = {"python": platform.python_version(), "numpy": np.__version__}
     for mod in ("torch", "micrograd"):
         if mod in sys.modules:
-            versions[mod] = getattr(sys.modules[mod], "__version__", "?")
+            try:
+                versions[mod] = importlib.metadata.version(mod)
+            except importlib.metadata.PackageNotFoundError:
+                versions[mod] = "?"
     unset = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if v in os.environ]
     return {
         "command": " ".join(["python -m bench", *argv]),
