@@ -420,22 +420,11 @@ class Value:
     def inv(self) -> Value:
         return _unary(inv, _inv(self.data), self)
 
-    # ------------------------------- operators: the hot path, kept inline
+    # ------------------------------------------------------------- operators
     def __add__(self, other: Any) -> Value:
         if type(other) is not Value:
             other = _operand(other, "add")
-        out = _new(Value)
-        out.data = self.data + other.data
-        out.grad = 0.0
-        if self.requires_grad or other.requires_grad:
-            out.requires_grad = True
-            out._op = add
-            out._a = self
-            out._b = other
-        else:
-            out.requires_grad = False
-            out._op = out._a = out._b = None
-        return out
+        return _binary(add, self.data + other.data, self, other)
 
     def __radd__(self, other: Any) -> Value:
         return _operand(other, "add").__add__(self)
@@ -443,18 +432,7 @@ class Value:
     def __sub__(self, other: Any) -> Value:
         if type(other) is not Value:
             other = _operand(other, "sub")
-        out = _new(Value)
-        out.data = self.data - other.data
-        out.grad = 0.0
-        if self.requires_grad or other.requires_grad:
-            out.requires_grad = True
-            out._op = sub
-            out._a = self
-            out._b = other
-        else:
-            out.requires_grad = False
-            out._op = out._a = out._b = None
-        return out
+        return _binary(sub, self.data - other.data, self, other)
 
     def __rsub__(self, other: Any) -> Value:
         return _operand(other, "sub").__sub__(self)
@@ -462,18 +440,7 @@ class Value:
     def __mul__(self, other: Any) -> Value:
         if type(other) is not Value:
             other = _operand(other, "mul")
-        out = _new(Value)
-        out.data = self.data * other.data
-        out.grad = 0.0
-        if self.requires_grad or other.requires_grad:
-            out.requires_grad = True
-            out._op = mul
-            out._a = self
-            out._b = other
-        else:
-            out.requires_grad = False
-            out._op = out._a = out._b = None
-        return out
+        return _binary(mul, self.data * other.data, self, other)
 
     def __rmul__(self, other: Any) -> Value:
         return _operand(other, "mul").__mul__(self)
@@ -511,25 +478,16 @@ def _operand(x: Any, name: str) -> Value:
 
 
 def _unary(op: ScalarFunction, data: float, a: Value) -> Value:
+    """The node `op(a)` whose forward value is `data`."""
+    return _binary(op, data, a, None)
+
+
+def _binary(op: ScalarFunction, data: float, a: Value, b: Value | None) -> Value:
+    """The node `op(a, b)` whose forward value is `data` (no links when constant)."""
     out = _new(Value)
     out.data = data
     out.grad = 0.0
-    if a.requires_grad:
-        out.requires_grad = True
-        out._op = op
-        out._a = a
-        out._b = None
-    else:
-        out.requires_grad = False
-        out._op = out._a = out._b = None
-    return out
-
-
-def _binary(op: ScalarFunction, data: float, a: Value, b: Value) -> Value:
-    out = _new(Value)
-    out.data = data
-    out.grad = 0.0
-    if a.requires_grad or b.requires_grad:
+    if a.requires_grad or b is not None and b.requires_grad:
         out.requires_grad = True
         out._op = op
         out._a = a
