@@ -380,8 +380,12 @@ class Tensor:
         return out if not out.requires_grad or self.backend.is_floating(out.dtype) else out.detach()
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="tensor(") if self.backend.name != "cupy" \
-            else repr(self.data)
+        if self.data is None:
+            body = "<freed by backward>"
+        elif self.backend.name == "cupy":
+            body = repr(self.data)
+        else:
+            body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
         extras = []
         if self.backend.name != "numpy":
             extras.append(f"backend={self.backend.name!r}")
