@@ -89,6 +89,16 @@ def _check_float(x: Tensor, op: str) -> None:
         raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
 
 
+def _elementwise_target(input: Tensor, target: Any, reduction: str, op: str) -> Tensor:
+    """Check the arguments of an elementwise loss; the target as a Tensor of input's shape."""
+    _check_float(input, op)
+    _check_reduction(reduction, op)
+    target = _lift(target, input)
+    if target.shape != input.shape:
+        raise ValueError(f"{op}: input shape {input.shape} and target shape {target.shape} differ")
+    return target
+
+
 def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = "labels",
                   of: str = "classes") -> Tensor:
     """`target` as an integer Tensor of `like`'s backend, every entry in [0, classes)."""
@@ -184,11 +194,7 @@ def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tenso
 
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """(input - target)**2, reduced (by mean by default)."""
-    _check_float(input, "mse_loss")
-    _check_reduction(reduction, "mse_loss")
-    target = _lift(target, input)
-    if target.shape != input.shape:
-        raise ValueError(f"mse_loss: input shape {input.shape} and target shape {target.shape} differ")
+    target = _elementwise_target(input, target, reduction, "mse_loss")
     diff = input - target
     return _reduce(diff * diff, reduction, "mse_loss")
 
@@ -200,11 +206,7 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     finite loss (and a zero gradient through the clamped term).
     """
     op = "binary_cross_entropy"
-    _check_float(input, op)
-    _check_reduction(reduction, op)
-    target = _lift(target, input)
-    if target.shape != input.shape:
-        raise ValueError(f"{op}: input shape {input.shape} and target shape {target.shape} differ")
+    target = _elementwise_target(input, target, reduction, op)
     xp = input.backend.xp
     if input.size and bool(xp.any((input.data < 0) | (input.data > 1))):
         raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
@@ -225,11 +227,7 @@ def _clamped_log(p: Tensor) -> Tensor:
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """binary_cross_entropy(sigmoid(x), t) as softplus(x) - t x: stable for any x."""
     op = "binary_cross_entropy_with_logits"
-    _check_float(input, op)
-    _check_reduction(reduction, op)
-    target = _lift(target, input)
-    if target.shape != input.shape:
-        raise ValueError(f"{op}: input shape {input.shape} and target shape {target.shape} differ")
+    target = _elementwise_target(input, target, reduction, op)
     return _reduce(fn.Softplus.apply(input) - target * input, reduction, op)
 
 
