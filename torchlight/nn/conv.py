@@ -9,13 +9,12 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from torchlight.nn import functional as F
 from torchlight.nn import init
-from torchlight.nn._factory import new_parameter
+from torchlight.nn._factory import add_weight_and_bias
 from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
@@ -40,19 +39,11 @@ class Conv2d(Module):
         self.kernel_size = _pair(kernel_size)
         self.stride = _pair(stride)
         self.padding = _pair(padding)
-        self.weight = new_parameter((out_channels, in_channels) + self.kernel_size, backend, device, dtype)
-        if bias:
-            self.bias = new_parameter((out_channels,), backend, device, dtype)
-        else:
-            self.register_parameter("bias", None)
+        add_weight_and_bias(self, (out_channels, in_channels) + self.kernel_size, bias, backend, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init.fan_in_and_fan_out(self.weight)
-            bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)

@@ -25,6 +25,7 @@ from torchlight.tensor import Tensor
 __all__ = [
     "calculate_gain",
     "constant_",
+    "default_weight_and_bias_",
     "fan_in_and_fan_out",
     "kaiming_normal_",
     "kaiming_uniform_",
@@ -125,3 +126,13 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
     """N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
+
+
+def default_weight_and_bias_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default for Linear and Conv2d: the weight by kaiming_uniform_(a=sqrt(5)),
+    the bias by U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = fan_in_and_fan_out(weight)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
+        uniform_(bias, -bound, bound)

@@ -11,12 +11,11 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from torchlight.nn import functional as F
 from torchlight.nn import init
-from torchlight.nn._factory import new_parameter
+from torchlight.nn._factory import add_weight_and_bias
 from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
@@ -34,18 +33,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = new_parameter((out_features, in_features), backend, device, dtype)
-        if bias:
-            self.bias = new_parameter((out_features,), backend, device, dtype)
-        else:
-            self.register_parameter("bias", None)
+        add_weight_and_bias(self, (out_features, in_features), bias, backend, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1.0 / math.sqrt(self.in_features) if self.in_features else 0.0
-            init.uniform_(self.bias, -bound, bound)
+        init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim == 0 or x.shape[-1] != self.in_features:
