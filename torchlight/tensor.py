@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,28 +58,6 @@ def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
-def _skeleton(node: Any) -> Any:
-    """A data-less stand-in for a non-leaf parent of a node whose backward ran.
-
-    After a backward without retain_graph the activations are not needed any
-    more, but the graph's shape still is: a later backward or autograd.grad
-    through it must reach the released node and say so. The stand-in shares
-    the parent's History (walks and pruning see the same graph) and holds no
-    array, so the parent's own array is freed as soon as nothing else holds
-    it, while the walk goes on. Leaves and non-Tensors stay as they are.
-    """
-    if not isinstance(node, Tensor) or node.history is None:
-        return node
-    stub = object.__new__(Tensor)
-    stub.data = None
-    stub.backend = node.backend
-    stub.requires_grad = node.requires_grad
-    stub.history = node.history
-    stub._grad = None
-    stub._retains_grad = False
-    return stub
-
-
 _NUMBERS: dict[tuple, Any] = {}
 
 
@@ -109,7 +88,7 @@ class Tensor:
     Tensors. See the module docstring for an example.
     """
 
-    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "__weakref__")
+    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "_node", "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
 
@@ -120,6 +99,7 @@ class Tensor:
         self.history = None
         self._grad = None
         self._retains_grad = False
+        self._node = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -137,6 +117,7 @@ class Tensor:
         t.history = None
         t._grad = None
         t._retains_grad = False
+        t._node = None
         return t
 
     # ------------------------------------------------------------ attributes
@@ -212,6 +193,20 @@ class Tensor:
     def retains_grad(self) -> bool:
         return self._retains_grad
 
+    @property
+    def graph_node(self) -> Tensor:
+        """What stands for this tensor in the graph: itself for a leaf, else its `GraphNode`.
+
+        Consumers record a non-leaf parent as this data-less stand-in (made
+        once, then cached), so the graph never keeps an activation alive.
+        """
+        node = self._node
+        if node is None:
+            if self.history is None:
+                return self
+            node = self._node = GraphNode(self)
+        return node
+
     def chain_rule(self, d_output: Tensor, retain_graph: bool = True) -> list[tuple[Tensor, Tensor]]:
         """(input, gradient) pairs, each summed back to its input's shape."""
         history = self.history
@@ -227,16 +222,16 @@ class Tensor:
             )
         if not retain_graph:
             ctx.release()
-            history.inputs = tuple([_skeleton(a) for a in inputs])
         pairs = []
         for inp, g in zip(inputs, grads):
             if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
                 continue
             if type(g) is not Tensor:
                 g = Tensor._wrap(g, inp.backend)
-            if g.data.shape != inp.data.shape:
-                g = F.sum_to(g, inp.shape, fn.__name__)
-            if g.data.dtype != inp.data.dtype:
+            shape = inp.shape
+            if g.data.shape != shape:
+                g = F.sum_to(g, shape, fn.__name__)
+            if g.data.dtype != inp.dtype:
                 g = g.astype(inp.dtype)
             pairs.append((inp, g))
         return pairs
@@ -299,6 +294,10 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("retain_grad: this tensor does not require grad")
         self._retains_grad = True
+        if self.history is not None:
+            node = self.graph_node
+            node._retains_grad = True
+            node._owner = weakref.ref(self)
         return self
 
     def detach(self) -> Tensor:
@@ -380,9 +379,7 @@ class Tensor:
         return out if not out.requires_grad or self.backend.is_floating(out.dtype) else out.detach()
 
     def __repr__(self) -> str:
-        if self.data is None:
-            body = "<freed by backward>"
-        elif self.backend.name == "cupy":
+        if self.backend.name == "cupy":
             body = repr(self.data)
         else:
             body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
@@ -630,6 +627,69 @@ class Tensor:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+
+class GraphNode(Tensor):
+    """The data-less stand-in for a non-leaf Tensor in its consumers' `History.inputs`.
+
+    It shares the tensor's History (so walks, pruning and `chain_rule` see
+    the graph unchanged) and keeps only its shape and dtype (to sum a
+    broadcast gradient back), never its array: an activation is freed as
+    soon as the user and the saved tensors let go of it. One per tensor
+    (`Tensor.graph_node`), so the engine, which keys nodes by id(), sees one
+    node. After `retain_grad()` it holds its tensor weakly and hands the
+    gradient on to it.
+
+    Example:
+        >>> import torchlight as tl
+        >>> a = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> b = a * 2.0
+        >>> c = b + a
+        >>> node = c.history.inputs[0]
+        >>> node is b.graph_node, node.history is b.history, node.data is None
+        (True, True, True)
+    """
+
+    __slots__ = ("_owner", "_shape", "_dtype")
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.data = None
+        self.backend = tensor.backend
+        self.requires_grad = tensor.requires_grad
+        self.history = tensor.history
+        self._grad = None
+        self._retains_grad = tensor._retains_grad
+        self._node = None
+        self._owner = weakref.ref(tensor) if tensor._retains_grad else None
+        self._shape = tuple(tensor.data.shape)
+        self._dtype = tensor.data.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def graph_node(self) -> Tensor:
+        return self
+
+    def accumulate_derivative(self, d: Tensor, shared: bool = False) -> None:
+        """Hand a retained gradient on to the tensor this node stands for (if still alive)."""
+        owner = None if self._owner is None else self._owner()
+        if owner is not None:
+            owner.accumulate_derivative(d, shared)
+
+    def __repr__(self) -> str:
+        freed = ", freed by backward" if self.history.ctx is not None and self.history.ctx.released else ""
+        return (f"GraphNode(shape={self._shape}, dtype={self._dtype}{freed}, "
+                f"grad_fn=<{self.history.last_fn.__name__}>)")
 
 
 _function.Tensor = Tensor

@@ -5,7 +5,10 @@ Both kinds of node speak one small Variable protocol:
 - `parents`: the input nodes (anything else in `history.inputs` is skipped);
 - `is_leaf` (a property), `is_constant()`, `retains_grad`;
 - `chain_rule(d_output, retain_graph)`: pairs `(parent, d_parent)`;
-- `accumulate_derivative(d)` and `seed_derivative(deriv)`.
+- `accumulate_derivative(d)` and `seed_derivative(deriv)`;
+- optionally `graph_node`: the object that stands for a root or a captured
+  node in its consumers' inputs (a Tensor's data-less stand-in), so that
+  each node is walked once; a node without it stands for itself.
 
 Example:
     >>> from torchlight.scalar import variable
@@ -92,12 +95,17 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
           capture: Iterable[Any] | None) -> list[Any] | None:
     grads: dict[int, Any] = {}
     seed_ids = set()  # ids only: a seed is dropped, like any gradient, once passed on
+    nodes = []
     for root, deriv in zip(roots, derivs):
         d = root.seed_derivative(deriv)
         seed_ids.add(id(getattr(d, "data", d)))
-        grads[id(root)] = _add(grads.get(id(root)), d)
+        node = getattr(root, "graph_node", root)
+        nodes.append(node)
+        grads[id(node)] = _add(grads.get(id(node)), d)
+    if capture is not None:
+        capture = [getattr(c, "graph_node", c) for c in capture]
     captured = None if capture is None else {id(c): c for c in capture}
-    order = topological_sort(list(roots))
+    order = topological_sort(nodes)
     feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)

@@ -43,19 +43,23 @@ class Context:
 
     `save_for_backward(*values)` stores what backward needs (nothing when the
     context is `no_grad`); `saved_tensors` returns it; `output` is the
-    forward's own result as a Tensor (held weakly, so no reference cycle), for
-    ops whose derivative is best written with it (exp, tanh, sigmoid).
+    forward's own result as a Tensor, for ops whose derivative is best written
+    with it (exp, tanh, sigmoid): the context keeps the result's array (as
+    PyTorch saves it) and, weakly, its graph node, so `output` carries the
+    result's History (second derivatives stay right) without a reference cycle.
     `needs_input_grad[i]` says whether input i wants a gradient.
     """
 
-    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output", "__dict__")
+    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_output_node",
+                 "__dict__")
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
         self.no_grad = no_grad
         self.saved_values = saved_values
         self.needs_input_grad: tuple[bool, ...] = ()
         self.released = False
-        self._output: Any = None
+        self._output_data: Any = None
+        self._output_node: Any = None
 
     def save_for_backward(self, *values: Any) -> None:
         """Stash values for backward (ignored when this context is no_grad)."""
@@ -71,19 +75,39 @@ class Context:
 
     @property
     def output(self) -> Any:
-        """The Tensor this Function's forward produced (alive during backward)."""
-        return None if self._output is None else self._output()
+        """The forward's result: its array, with its History (None in a no_grad context)."""
+        if self.released:
+            raise RuntimeError(RELEASED.format(op="this Function"))
+        node = None if self._output_node is None else self._output_node()
+        if node is None:
+            if self.no_grad:
+                return None
+            raise RuntimeError(
+                "ctx.output: this Function's output was not kept; set `saves_output = True` "
+                "on the Function class (it is detected when backward itself reads ctx.output)"
+            )
+        out = Tensor._wrap(self._output_data, node.backend)
+        out.requires_grad = True
+        out.history = node.history
+        out._node = node
+        return out
 
     def release(self) -> None:
         """Drop the saved values (after a backward without retain_graph)."""
         self.saved_values = ()
+        self._output_data = None
         self.released = True
         if self.__dict__:
             self.__dict__.clear()
 
 
 class History:
-    """One edge of the graph: which Function made a node, its Context, its inputs."""
+    """One edge of the graph: which Function made a node, its Context, its inputs.
+
+    `inputs` are the parents as given to `apply`, except that a non-leaf
+    parent appears as its graph node (`Tensor.graph_node`: a data-less
+    stand-in sharing its History), so the graph holds no activation.
+    """
 
     __slots__ = ("last_fn", "ctx", "inputs")
 
@@ -106,7 +130,13 @@ class Function:
     runs with grad mode off and returns a Tensor or a backend array;
     `backward` returns one gradient per input (Tensor, array or None) and is
     written with Tensor ops so that `create_graph=True` can differentiate it.
+
+    `saves_output` says whether the context keeps the forward's result for
+    `ctx.output`; None (the default) decides it once per class from whether
+    `backward`'s own code reads `ctx.output`.
     """
+
+    saves_output: bool | None = None
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -143,6 +173,22 @@ class Function:
             grad_mode._state.enabled = True
         result = Tensor._wrap(out, first.backend)
         result.requires_grad = True
-        result.history = History(cls, ctx, inputs)
-        ctx._output = weakref.ref(result)
+        result.history = History(cls, ctx, tuple([
+            a.graph_node if isinstance(a, Tensor) and a.history is not None else a for a in inputs
+        ]))
+        if _keeps_output(cls):
+            ctx._output_data = result.data
+            ctx._output_node = weakref.ref(result.graph_node)
         return result
+
+
+def _keeps_output(cls: type) -> bool:
+    """Whether `cls`'s context keeps its result for `ctx.output` (decided once per class)."""
+    keeps = cls.__dict__.get("_keeps_output")
+    if keeps is None:
+        keeps = cls.saves_output
+        if keeps is None:
+            code = getattr(cls.backward, "__code__", None)
+            keeps = code is None or "output" in code.co_names
+        cls._keeps_output = keeps  # type: ignore[attr-defined]
+    return keeps

@@ -1,0 +1,139 @@
+"""Data-free graph edges: the graph holds no activation that no backward formula saved.
+
+A consumer records a non-leaf parent as its `graph_node` (a data-less
+stand-in sharing its History), so an intermediate lives only as long as the
+user or a saved tensor holds it. NumPy only: this is the engine's behaviour.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+from torchlight.autograd import Function
+from torchlight.tensor import GraphNode
+
+
+@pytest.fixture
+def no_gc():
+    """Reference counting alone must free what is asserted freed (no cycles)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def test_an_intermediate_no_backward_reads_is_freed_while_the_graph_lives(no_gc):
+    xs = np.array([0.3, -1.2, 2.0])
+    x = tl.tensor(xs, requires_grad=True)
+    h = x * 2.0  # tanh's backward needs tanh's output, not h
+    y = h.tanh()
+    ref = weakref.ref(h)
+    del h
+    assert ref() is None
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * (1.0 - np.tanh(2.0 * xs) ** 2), rtol=1e-12)
+
+
+def test_a_saved_intermediate_lives_until_its_backward_ran(no_gc):
+    xs = np.array([0.5, 1.5])
+    x = tl.tensor(xs, requires_grad=True)
+    h = x.exp()
+    y = (h * h).sum()  # Mul saves h
+    ref = weakref.ref(h)
+    del h
+    assert ref() is not None
+    y.backward()
+    assert ref() is None, "the backward released Mul's saved tensors"
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.exp(2.0 * xs), rtol=1e-12)
+
+
+def test_a_non_leaf_parent_is_recorded_as_one_shared_graph_node():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    b = x * 3.0
+    c, d = b + x, b * b
+    node = c.history.inputs[0]
+    assert isinstance(node, GraphNode) and node.data is None and node.history is b.history
+    assert d.history.inputs[0] is node and d.history.inputs[1] is node
+    assert c.history.inputs[1] is x and node is b.graph_node and x.graph_node is x
+    assert node.shape == (2,) and node.dtype == b.dtype
+    (c + d).sum().backward()  # one node: b's backward runs once, with the summed gradient
+    np.testing.assert_allclose(x.grad.numpy(), 1.0 + 3.0 + 18.0 * np.array([1.0, 2.0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_retain_grad_reaches_the_users_tensor_through_its_graph_node(when):
+    x = tl.tensor([1.0, -2.0], requires_grad=True)
+    b = x * 3.0
+    if when == "before":
+        b.retain_grad()
+    c = (b * b).sum()
+    if when == "after":
+        b.retain_grad()
+    c.retain_grad()
+    c.backward()
+    np.testing.assert_allclose(b.grad.numpy(), 2.0 * b.numpy(), rtol=1e-12)
+    assert c.grad.item() == 1.0
+    np.testing.assert_allclose(x.grad.numpy(), 18.0 * x.numpy(), rtol=1e-12)
+
+
+def test_a_root_that_also_feeds_another_root_is_walked_once():
+    xs = np.array([0.2, 0.7])
+    x = tl.tensor(xs, requires_grad=True)
+    s1 = x.exp().sum()
+    s2 = s1 * 2.0
+    (g,) = tl.autograd.grad([s1, s2], x)  # retain_graph=False: a second walk of s1 would raise
+    np.testing.assert_allclose(g.numpy(), 3.0 * np.exp(xs), rtol=1e-12)
+    y = x * 3.0
+    (gy,) = tl.autograd.grad((y * y).sum(), y)  # a non-leaf input is captured at its node
+    np.testing.assert_allclose(gy.numpy(), 6.0 * xs, rtol=1e-12)
+
+
+def test_ctx_output_carries_the_history_for_second_derivatives(no_gc):
+    xs = np.array([0.1, -0.4, 0.9])
+    x = tl.tensor(xs, requires_grad=True)
+    y = (x * 2.0).exp()
+    (g,) = tl.autograd.grad(y.sum(), x, create_graph=True)  # 2 exp(2x), through ctx.output
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4.0 * np.exp(2.0 * xs), rtol=1e-12)
+    ref = weakref.ref(y.graph_node)
+    del y, g
+    assert ref() is None, "the context holds its output's node weakly: no cycle"
+
+
+def test_saves_output_is_detected_from_backward_or_declared():
+    def read_output(ctx, g):
+        return g * ctx.output
+
+    class Hidden(Function):  # reads ctx.output through a helper: not detected
+        @staticmethod
+        def forward(ctx, a):
+            return a.backend.xp.exp(a.data)
+
+        @staticmethod
+        def backward(ctx, g):
+            return read_output(ctx, g)
+
+    class Declared(Hidden):
+        saves_output = True
+
+    x = tl.tensor([0.5], requires_grad=True)
+    with pytest.raises(RuntimeError, match="saves_output = True"):
+        Hidden.apply(x).sum().backward()
+    Declared.apply(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5]), rtol=1e-12)
+
+
+def test_a_graph_node_says_what_it_stands_for():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    node = (y * 2.0).history.inputs[0]
+    assert repr(node) == "GraphNode(shape=(2,), dtype=float64, grad_fn=<Exp>)"
+    (node_user := y * 2.0).sum().backward()
+    assert "freed by backward" in repr(node_user.history.inputs[0])
