@@ -436,7 +436,10 @@ class SigmoidBack(Function):
     @staticmethod
     def forward(ctx: Context, y: Any, g: Any) -> Any:
         ctx.save_for_backward(y, g)
-        return g.data * (y.data * (1.0 - y.data))
+        out = 1.0 - y.data  # then updated in place: one new array, not three
+        out *= y.data
+        out *= g.data
+        return out
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
@@ -461,7 +464,11 @@ class TanhBack(Function):
     @staticmethod
     def forward(ctx: Context, y: Any, g: Any) -> Any:
         ctx.save_for_backward(y, g)
-        return g.data * (1.0 - y.data * y.data)
+        out = y.data * y.data  # then updated in place: one new array, not three
+        out -= 1.0
+        out *= g.data
+        out *= -1.0
+        return out
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
