@@ -236,6 +236,16 @@ class Tensor:
             pairs.append((inp, g))
         return pairs
 
+    @staticmethod
+    def add_gradients(a: Tensor, b: Tensor) -> Tensor:
+        """`a + b` for two gradients of one node when no graph is recorded.
+
+        The engine's accumulation: same shape, dtype and device by then, so
+        the raw arrays are added, past the op machinery (a third of the
+        applies in a backward of small ops are such sums).
+        """
+        return Tensor._wrap(a.data + b.data, a.backend)
+
     def accumulate_derivative(self, d: Tensor, shared: bool = False) -> None:
         """Add `d` into `.grad`; the first gradient never aliases another array.
 

@@ -8,7 +8,9 @@ Both kinds of node speak one small Variable protocol:
 - `accumulate_derivative(d)` and `seed_derivative(deriv)`;
 - optionally `graph_node`: the object that stands for a root or a captured
   node in its consumers' inputs (a Tensor's data-less stand-in), so that
-  each node is walked once; a node without it stands for itself.
+  each node is walked once; a node without it stands for itself;
+- optionally `add_gradients(a, b)`: two gradients of one node summed when
+  no graph is recorded (a fast path past the op machinery; `a + b` otherwise).
 
 Example:
     >>> from torchlight.scalar import variable
@@ -23,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -86,13 +89,13 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
     previous = grad_mode.is_grad_enabled()
     grad_mode.set_grad_enabled(create_graph)
     try:
-        return _walk(roots, derivs, retain_graph, capture)
+        return _walk(roots, derivs, retain_graph, capture, create_graph)
     finally:
         grad_mode.set_grad_enabled(previous)
 
 
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
-          capture: Iterable[Any] | None) -> list[Any] | None:
+          capture: Iterable[Any] | None, create_graph: bool = False) -> list[Any] | None:
     grads: dict[int, Any] = {}
     seed_ids = set()  # ids only: a seed is dropped, like any gradient, once passed on
     nodes = []
@@ -106,6 +109,9 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         capture = [getattr(c, "graph_node", c) for c in capture]
     captured = None if capture is None else {id(c): c for c in capture}
     order = topological_sort(nodes)
+    add = operator.add
+    if not create_graph and nodes:
+        add = getattr(nodes[0], "add_gradients", add)
     feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)
@@ -131,7 +137,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
             pkey = id(parent)
             if feeding is None or pkey in feeding or pkey in captured:
                 total = get(pkey)  # _add inlined: this line runs once per edge
-                grads[pkey] = d_parent if total is None else total + d_parent
+                grads[pkey] = d_parent if total is None else add(total, d_parent)
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
