@@ -137,3 +137,16 @@ def test_a_graph_node_says_what_it_stands_for():
     assert repr(node) == "GraphNode(shape=(2,), dtype=float64, grad_fn=<Exp>)"
     (node_user := y * 2.0).sum().backward()
     assert "freed by backward" in repr(node_user.history.inputs[0])
+
+
+def test_a_gradient_detached_by_zero_grad_is_recorded_as_a_leaf_again():
+    x = tl.tensor([0.5, 2.0], requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    g = x.grad
+    (g * 1.0).sum()  # g is consumed as a non-leaf: its graph node is made
+    x.zero_grad_()  # detaches g, in place
+    assert x.grad is g and g.graph_node is g
+    y = tl.tensor([1.0, 1.0], requires_grad=True)
+    (g * y).sum().backward()  # no gradient may flow into the old graph
+    np.testing.assert_allclose(y.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])

@@ -200,10 +200,10 @@ class Tensor:
         Consumers record a non-leaf parent as this data-less stand-in (made
         once, then cached), so the graph never keeps an activation alive.
         """
+        if self.history is None:
+            return self
         node = self._node
-        if node is None:
-            if self.history is None:
-                return self
+        if node is None or node.history is not self.history:
             node = self._node = GraphNode(self)
         return node
 
@@ -331,6 +331,7 @@ class Tensor:
             grad = self._grad
             grad.history = None
             grad.requires_grad = False
+            grad._node = None
             grad.data = self.backend.xp.zeros_like(grad.data)
         return self
 
