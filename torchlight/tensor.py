@@ -228,11 +228,11 @@ class Tensor:
                 continue
             if type(g) is not Tensor:
                 g = Tensor._wrap(g, inp.backend)
-            shape = inp.shape
+            shape, dtype = inp.shape, inp.dtype
             if g.data.shape != shape:
                 g = F.sum_to(g, shape, fn.__name__)
-            if g.data.dtype != inp.dtype:
-                g = g.astype(inp.dtype)
+            if g.data.dtype != dtype:
+                g = g.astype(dtype)
             pairs.append((inp, g))
         return pairs
 

@@ -165,7 +165,16 @@ class Function:
             out = cls.forward(Context(True), *inputs)
             return Tensor._wrap(out, first.backend)
         ctx = Context()
-        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a.requires_grad for a in inputs])
+        needs, edges = [], []  # one pass: which inputs want a gradient, and what the graph records
+        for a in inputs:
+            if isinstance(a, Tensor):
+                needs.append(a.requires_grad)
+                if a.history is not None:
+                    a = a.graph_node
+            else:
+                needs.append(False)
+            edges.append(a)
+        ctx.needs_input_grad = tuple(needs)
         grad_mode._state.enabled = False
         try:
             out = cls.forward(ctx, *inputs)
@@ -173,10 +182,9 @@ class Function:
             grad_mode._state.enabled = True
         result = Tensor._wrap(out, first.backend)
         result.requires_grad = True
-        result.history = History(cls, ctx, tuple([
-            a.graph_node if isinstance(a, Tensor) and a.history is not None else a for a in inputs
-        ]))
-        if _keeps_output(cls):
+        result.history = History(cls, ctx, tuple(edges))
+        keeps = cls.__dict__.get("_keeps_output")
+        if keeps or keeps is None and _keeps_output(cls):
             ctx._output_data = result.data
             ctx._output_node = weakref.ref(result.graph_node)
         return result
