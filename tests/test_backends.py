@@ -305,3 +305,26 @@ def test_python_floats_get_the_same_default_float_on_every_backend(backend, devi
     if want == backend.xp.float64:
         assert tl.tensor(0.1, backend=backend, device=device).item() == 0.1
     assert tl.tensor([1, 2], backend=backend, device=device).dtype == backend.xp.asarray([1, 2]).dtype
+
+
+def test_check_bounds_raises_like_numpy_for_clamping_libraries():
+    """JAX clamps x[5] on a length-3 axis; the backend checks bounds first, as NumPy would raise."""
+    import numpy as np
+
+    from torchlight.backends import indexing
+
+    x = np.zeros((3, 4))
+    indexing.check_bounds(np, x, (2, slice(None)))
+    indexing.check_bounds(np, x, (slice(None), np.array([0, 3, -4])))
+    for bad in [5, -4, (slice(None), 4), (slice(None), np.array([0, 4]))]:
+        with pytest.raises(IndexError, match="out of bounds"):
+            indexing.check_bounds(np, x, bad)
+        with pytest.raises(IndexError):
+            x[bad]  # the behaviour it mirrors
+
+
+def test_jax_index_out_of_range_raises():
+    pytest.importorskip("jax")
+    x = tl.tensor([[1.0, 2.0], [3.0, 4.0]], backend="jax")
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[5]

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends import indexing
 from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
 
 #: backend name -> (module to import, what to install to get it)
@@ -188,6 +189,11 @@ class JaxBackend(ArrayAPIBackend):
 
     def is_host(self, array: Any) -> bool:
         return all(d.platform == "cpu" for d in array.devices())
+
+    def take_key(self, array: Any, key: Any) -> Any:
+        # JAX clamps an out-of-range index where NumPy raises: check first
+        indexing.check_bounds(self.xp, array, key)
+        return super().take_key(array, key)
 
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         zeros = self.xp.zeros(shape, dtype=values.dtype, device=self.device_of(values))

@@ -84,6 +84,27 @@ def _flip_negative_steps(xp: Any, array: Any, parts: tuple) -> tuple[Any, tuple]
     return array, tuple(out)
 
 
+def check_bounds(xp: Any, array: Any, key: Any) -> None:
+    """Raise IndexError for an integer (or integer-array entry) outside its axis,
+    as NumPy does, for libraries that clamp instead (JAX). Reads the index
+    arrays' extremes, so only for eager libraries."""
+    parts = expand(key, array.ndim)
+    if parts is None:
+        return
+    axis = 0
+    for k in parts:
+        if k is not None and axis < array.ndim:
+            n = array.shape[axis]
+            if _is_int(k) and not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+            if _is_array(k) and "int" in str(k.dtype) and k.size:
+                low, high = int(xp.min(k)), int(xp.max(k))
+                if low < -n or high >= n:
+                    raise IndexError(f"index {high if high >= n else low} is out of bounds for axis {axis} "
+                                     f"with size {n}")
+        axis += _consumes(k)
+
+
 def _consumes(k: Any) -> int:
     """How many input dimensions one key entry indexes."""
     if k is None:
