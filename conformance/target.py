@@ -65,6 +65,8 @@ class Target:
 
 def resolve(backend_name: str, device_name: str | None = None) -> Target:
     """The Target for a backend and device name, or `Unusable` with the reason."""
+    if backend_name == "jax":
+        _enable_jax_float64()
     try:
         backend = tl.backends.get(backend_name)
     except tl.BackendUnavailableError as exc:
@@ -74,6 +76,16 @@ def resolve(backend_name: str, device_name: str | None = None) -> Target:
     device = _device(backend, device_name)
     label = device_name if device_name is not None else _device_label(device)
     return Target(backend, device, label)
+
+
+def _enable_jax_float64() -> None:
+    """The suite checks gradients in float64, which JAX has only with x64 on
+    (a process-wide JAX setting: the runner owns its process)."""
+    try:
+        import jax
+    except ImportError:
+        return
+    jax.config.update("jax_enable_x64", True)
 
 
 def _device_label(device: Any) -> str:
