@@ -27,10 +27,10 @@ x = tl.tensor([1.0, 2.0], backend="cupy", device=0, requires_grad=True)
 print("grad", type(x.grad.data).__name__, x.grad.device, x.grad.tolist())
 PY
 
-timeout 420 python -m pytest tests --backend cupy -q -p no:cacheprovider -o addopts="" -rfs \
+timeout 240 python -m pytest tests --backend cupy -q -p no:cacheprovider -o addopts="" -rfs \
     > "$LOGS/pytest_cupy.txt" 2>&1
 pytest_rc=$?
-timeout 420 python -m conformance --backend cupy --device 0 --report "$LOGS/conformance_cupy.json" \
+timeout 240 python -m conformance --backend cupy --device 0 --report "$LOGS/conformance_cupy.json" \
     > "$LOGS/conformance_cupy.txt" 2>&1
 conformance_rc=$?
 
