@@ -154,7 +154,6 @@ class Workload:
     memory: tuple[str, ...] = ()
     gpu: bool = False
     tolerance: float = 1e-9
-    notes: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -123,6 +123,14 @@ class OpInfo:
     skips: dict[str, str] = field(default_factory=dict)
     area: str = "core"
 
+    def __post_init__(self) -> None:
+        for table in (self.tol, *(case.tol for case in self.cases)):
+            for key in table:
+                check, _, dtype = key.partition(":")
+                if check not in CHECKS or dtype not in ("", *DTYPES):
+                    raise ValueError(f"op {self.name!r}: tolerance key {key!r} names no check "
+                                     f"({', '.join(CHECKS)}, optionally ':float64'/':float32')")
+
     def functions(self) -> tuple[str, ...]:
         """The Function names this entry exercises."""
         if self.function is None:

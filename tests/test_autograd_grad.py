@@ -139,3 +139,16 @@ def test_only_the_part_of_the_graph_leading_to_the_inputs_is_walked(backend):
     grad([a, b], x, retain_graph=False)  # walks and frees a's graph only
     (gz,) = grad(b, z)
     np.testing.assert_allclose(host(gz), 2 * np.exp([0.5, -1.0]))
+
+
+def test_grad_skips_a_part_of_the_graph_freed_by_an_earlier_backward():
+    """Only nodes leading to the inputs run, so a freed branch elsewhere is no obstacle (as PyTorch)."""
+    a = tl.tensor([1.0, 2.0], requires_grad=True)
+    x = tl.tensor([0.5, 1.0], requires_grad=True)
+    h = a * a
+    h.sum().backward()  # frees h's Mul
+    out = (h + x.exp()).sum()
+    (gx,) = tl.autograd.grad(out, [x], retain_graph=True)
+    np.testing.assert_allclose(gx.numpy(), np.exp([0.5, 1.0]))
+    with pytest.raises(RuntimeError, match="second time"):
+        out.backward()

@@ -171,14 +171,12 @@ def _feeding(order: list[Any], captured: dict[int, Any]) -> set[int]:
 
     With `capture`, only these pass gradients on: the rest of the graph is
     neither run nor freed (as in PyTorch's autograd.grad), so a part that
-    another computation still needs is left alone. A freed node (its edges
-    dropped) counts as feeding, so that its chain_rule reports it.
+    another computation still needs is left alone.
     """
     feeding: set[int] = set()
     for node in order:  # leaves first: a node's parents are settled before it
-        parents = node.parents
-        if any(id(p) in captured or id(p) in feeding for p in parents) or not (parents or node.is_leaf):
-            feeding.add(id(node))  # (the last case: a freed node, whose chain_rule says so)
+        if any(id(p) in captured or id(p) in feeding for p in node.parents):
+            feeding.add(id(node))
     return feeding
 
 

@@ -220,7 +220,3 @@ class Backend:
         from torchlight.backends.elementwise import reducer
 
         return reducer(self, fn, start)
-
-    # ---------------------------------------------------------- usability
-    def check_usable(self) -> None:
-        """Raise `BackendUnavailableError` with the reason if unusable."""
