@@ -20,6 +20,22 @@ class Case:
     grads: Callable[[], dict[str, Any]]
 
 
+def backward_case(leaves: dict[str, Any], loss: Callable[..., Any], host: Callable[[Any], Any]) -> Case:
+    """The Case of a workload that is `loss(*leaves).backward()` on an autograd framework.
+
+    `run` clears the leaves' `.grad` first (so repetitions do not accumulate);
+    `grads` runs once more and brings each `.grad` to the host with `host`.
+    """
+    tensors = list(leaves.values())
+
+    def run() -> None:
+        for t in tensors:
+            t.grad = None
+        loss(*tensors).backward()
+
+    return Case(run, lambda: (run(), {k: host(t.grad) for k, t in leaves.items()})[1])
+
+
 @dataclass
 class Env:
     """Where the arrays live: `backend` is "numpy" (CPU) or "cupy" (GPU).

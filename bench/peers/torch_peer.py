@@ -10,10 +10,11 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
+
 import torch
 
-from bench.peers import Case, Env
+from bench.peers import Case, Env, backward_case
 from bench.workloads import W2_LR, w1_forward, w3_loss, w5_chain, w6_loss
 
 
@@ -25,23 +26,8 @@ def _leaves(d: dict, names: str | tuple[str, ...], env: Env) -> list[torch.Tenso
     return [torch.tensor(d[k], device=device(env)).requires_grad_() for k in names]
 
 
-def _grads(named: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
-    return {k: t.grad.detach().cpu().numpy() for k, t in named.items()}
-
-
-def _clear(*tensors: torch.Tensor) -> None:
-    for t in tensors:
-        t.grad = None
-
-
-def w1(d: dict, env: Env) -> Case:
-    x, w, b = _leaves(d, "xwb", env)
-
-    def run() -> None:
-        _clear(x, w, b)
-        w1_forward(x, w, b).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x, "w": w, "b": b}))[1])
+def _case(d: dict, names: str | tuple[str, ...], env: Env, loss: Any) -> Case:
+    return backward_case(dict(zip(names, _leaves(d, names, env))), loss, lambda g: g.detach().cpu().numpy())
 
 
 def w2(d: dict, env: Env) -> Case:
@@ -57,50 +43,23 @@ def w2(d: dict, env: Env) -> Case:
     params = _leaves(d, names, env)
 
     def step() -> None:
-        _clear(*params)
+        for p in params:
+            p.grad = None
         loss(*params).backward()
         with torch.no_grad():
             for p in params:
                 p -= W2_LR * p.grad
 
-    def grads() -> dict[str, np.ndarray]:
-        fresh = _leaves(d, names, env)
-        loss(*fresh).backward()
-        return _grads(dict(zip(names, fresh)))
-
-    return Case(step, grads)
+    return Case(step, _case(d, names, env, loss).grads)
 
 
-def w3(d: dict, env: Env) -> Case:
-    x, w = _leaves(d, "xw", env)
-
-    def run() -> None:
-        _clear(x, w)
-        w3_loss(x, w).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x, "w": w}))[1])
-
-
-def w5(d: dict, env: Env) -> Case:
-    (x,) = _leaves(d, "x", env)
-
-    def run() -> None:
-        _clear(x)
-        w5_chain(x).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x}))[1])
-
-
-def w6(d: dict, env: Env) -> Case:
-    a, b = _leaves(d, "ab", env)
-
-    def run() -> None:
-        _clear(a, b)
-        w6_loss(a, b).backward()
-
-    return Case(run, lambda: (run(), _grads({"a": a, "b": b}))[1])
+#: workloads that are one loss and its backward: (leaf names, loss)
+_BACKWARD_ONLY = {"W1": ("xwb", w1_forward), "W3": ("xw", w3_loss), "W5": ("x", w5_chain), "W6": ("ab", w6_loss)}
 
 
 def make(key: str, data: dict, env: Env) -> Case:
     """The PyTorch case of workload `key` (no W4: that one is for scalar engines)."""
-    return {"W1": w1, "W2": w2, "W3": w3, "W5": w5, "W6": w6}[key](data, env)
+    if key == "W2":
+        return w2(data, env)
+    names, loss = _BACKWARD_ONLY[key]
+    return _case(data, names, env, loss)

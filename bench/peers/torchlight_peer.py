@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import torchlight as tl
-from bench.peers import Case, Env
+from bench.peers import Case, Env, backward_case
 from bench.peers.scalar_mlp import mlp_loss, mlp_params, param_grads
 from bench.workloads import W2_LR, w1_forward, w3_loss, w5_chain, w6_loss
 from torchlight import scalar
@@ -27,23 +27,8 @@ def _leaves(d: dict, names: str | tuple[str, ...], env: Env) -> list[tl.Tensor]:
     return [tl.tensor(env.xp.asarray(d[k]), requires_grad=True, backend=env.backend) for k in names]
 
 
-def _grads(named: dict[str, tl.Tensor]) -> dict[str, np.ndarray]:
-    return {k: t.grad.numpy() for k, t in named.items()}
-
-
-def _clear(*tensors: tl.Tensor) -> None:
-    for t in tensors:
-        t.grad = None
-
-
-def w1(d: dict, env: Env) -> Case:
-    x, w, b = _leaves(d, "xwb", env)
-
-    def run() -> None:
-        _clear(x, w, b)
-        w1_forward(x, w, b).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x, "w": w, "b": b}))[1])
+def _case(d: dict, names: str, env: Env, loss: Any) -> Case:
+    return backward_case(dict(zip(names, _leaves(d, names, env))), loss, lambda g: g.numpy())
 
 
 def w2(d: dict, env: Env) -> Case:
@@ -60,27 +45,13 @@ def w2(d: dict, env: Env) -> Case:
     params = _leaves({k: d[k].copy() for k in names}, names, env)
 
     def step() -> None:
-        _clear(*params)
+        for p in params:
+            p.grad = None
         loss(*params).backward()
         for p in params:
             p.data -= W2_LR * p.grad.data
 
-    def grads() -> dict[str, np.ndarray]:
-        fresh = _leaves(d, names, env)
-        loss(*fresh).backward()
-        return _grads(dict(zip(names, fresh)))
-
-    return Case(step, grads)
-
-
-def w3(d: dict, env: Env) -> Case:
-    x, w = _leaves(d, "xw", env)
-
-    def run() -> None:
-        _clear(x, w)
-        w3_loss(x, w).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x, "w": w}))[1])
+    return Case(step, _case(d, names, env, loss).grads)
 
 
 def w4(d: dict, env: Env) -> Case:
@@ -102,28 +73,13 @@ def w5_scalar(d: dict, env: Env) -> Case:
     return Case(run, lambda: (run(), {"x": np.asarray(x.grad)})[1])
 
 
-def w5_tensor(d: dict, env: Env) -> Case:
-    (x,) = _leaves(d, "x", env)
-
-    def run() -> None:
-        _clear(x)
-        w5_chain(x).backward()
-
-    return Case(run, lambda: (run(), _grads({"x": x}))[1])
-
-
-def w6(d: dict, env: Env) -> Case:
-    a, b = _leaves(d, "ab", env)
-
-    def run() -> None:
-        _clear(a, b)
-        w6_loss(a, b).backward()
-
-    return Case(run, lambda: (run(), _grads({"a": a, "b": b}))[1])
+#: workloads that are one loss and its backward: (leaf names, loss)
+_BACKWARD_ONLY = {"W1": ("xwb", w1_forward), "W3": ("xw", w3_loss), "W5": ("x", w5_chain), "W6": ("ab", w6_loss)}
 
 
 def make(key: str, data: dict, env: Env, scalar_engine: bool = False) -> Case:
     """The torchlight case of workload `key` (W5: Values or 0-d tensors)."""
-    if key == "W5":
-        return (w5_scalar if scalar_engine else w5_tensor)(data, env)
-    return {"W1": w1, "W2": w2, "W3": w3, "W4": w4, "W6": w6}[key](data, env)
+    if key in _BACKWARD_ONLY and not (key == "W5" and scalar_engine):
+        names, loss = _BACKWARD_ONLY[key]
+        return _case(data, names, env, loss)
+    return {"W2": w2, "W4": w4, "W5": w5_scalar}[key](data, env)
