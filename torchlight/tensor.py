@@ -181,10 +181,9 @@ class Tensor:
 
     # -------------------------------------------------- the Variable protocol
     @property
-    def parents(self) -> list[Tensor]:
-        if self.history is None:
-            return []
-        return [a for a in self.history.inputs if isinstance(a, Tensor)]
+    def parents(self) -> tuple[Tensor, ...]:
+        history = self.history
+        return () if history is None else history.parents
 
     def is_constant(self) -> bool:
         return not self.requires_grad
@@ -214,8 +213,8 @@ class Tensor:
         if ctx.released:
             raise RuntimeError(F.released_message(fn))
         grads = fn.backward(ctx, d_output)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
+        if type(grads) is not tuple:
+            grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
             raise RuntimeError(
                 f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
@@ -223,15 +222,17 @@ class Tensor:
         if not retain_graph:
             ctx.release()
         pairs = []
-        for inp, g in zip(inputs, grads):
-            if g is None or type(inp) is not Tensor and not isinstance(inp, Tensor) or not inp.requires_grad:
+        for inp, g, need in zip(inputs, grads, ctx.needs_input_grad):
+            if not need or g is None:
                 continue
             if type(g) is not Tensor:
                 g = Tensor._wrap(g, inp.backend)
-            shape, dtype = inp.shape, inp.dtype
-            if g.data.shape != shape:
+            data = g.data
+            shape = inp.shape
+            if data.shape != shape:
                 g = F.sum_to(g, shape, fn.__name__)
-            if g.data.dtype != dtype:
+            dtype = inp.dtype
+            if data.dtype != dtype:
                 g = g.astype(dtype)
             pairs.append((inp, g))
         return pairs

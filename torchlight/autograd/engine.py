@@ -3,7 +3,7 @@
 Both kinds of node speak one small Variable protocol:
 
 - `parents`: the input nodes (anything else in `history.inputs` is skipped);
-- `is_leaf` (a property), `is_constant()`, `retains_grad`;
+- `requires_grad` (False for a constant), `is_leaf` (a property), `retains_grad`;
 - `chain_rule(d_output, retain_graph)`: pairs `(parent, d_parent)`;
 - `accumulate_derivative(d)` and `seed_derivative(deriv)`;
 - optionally `graph_node`: the object that stands for a root or a captured
@@ -31,38 +31,38 @@ from typing import Any
 
 from torchlight import grad_mode
 
+_EMIT = object()  # on the sort's stack: "the node below me has had its parents pushed; emit it"
+
 
 def topological_sort(variable: Any) -> list[Any]:
     """The non-constant nodes feeding `variable`, leaves first, root last.
 
     Iterative (an explicit stack), so a 100,000-node chain is fine.
-    `variable` may also be a sequence of roots. The stack is two parallel
-    lists (node, expanded?) rather than a list of pairs: no object is made
-    per node, which keeps the walk of a large graph fast and out of the
-    cyclic garbage collector's way.
+    `variable` may also be a sequence of roots. A node is pushed, then the
+    `_EMIT` marker, then its parents: when the marker comes back up, all of
+    the node's ancestors are in `order`. No object is made per node, which
+    keeps the walk of a large graph fast and out of the cyclic garbage
+    collector's way.
     """
     roots = list(variable) if isinstance(variable, (list, tuple)) else [variable]
     order: list[Any] = []
     visited: set[int] = set()
-    nodes = [r for r in reversed(roots) if not r.is_constant()]
-    expanded = [False] * len(nodes)
-    push, push_flag, pop, pop_flag = nodes.append, expanded.append, nodes.pop, expanded.pop
-    seen, mark, emit = visited.__contains__, visited.add, order.append
-    while nodes:
+    stack = [r for r in reversed(roots) if r.requires_grad]
+    push, pop, mark, emit = stack.append, stack.pop, visited.add, order.append
+    while stack:
         node = pop()
-        if pop_flag():
-            emit(node)
+        if node is _EMIT:
+            emit(pop())
             continue
         key = id(node)
-        if seen(key):
+        if key in visited:
             continue
         mark(key)
         push(node)
-        push_flag(True)
+        push(_EMIT)
         for parent in node.parents:
-            if not seen(id(parent)) and not parent.is_constant():
+            if id(parent) not in visited and parent.requires_grad:
                 push(parent)
-                push_flag(False)
     return order
 
 

@@ -107,14 +107,21 @@ class History:
     `inputs` are the parents as given to `apply`, except that a non-leaf
     parent appears as its graph node (`Tensor.graph_node`: a data-less
     stand-in sharing its History), so the graph holds no activation.
+    `parents` are the inputs that want a gradient (the Tensors among them
+    with `requires_grad`), worked out once here so that every graph walk
+    reads them instead of filtering `inputs` again.
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs")
+    __slots__ = ("last_fn", "ctx", "inputs", "parents")
 
-    def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = ()) -> None:
+    def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = (),
+                 parents: tuple | None = None) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
+        if parents is None:
+            parents = tuple(a for a in inputs if isinstance(a, Tensor) and a.requires_grad)
+        self.parents = parents
 
     def __repr__(self) -> str:
         name = getattr(self.last_fn, "__name__", None)
@@ -161,28 +168,29 @@ class Function:
                     record = True
         if first is None:
             raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
-        if not record or not grad_mode._state.enabled:
-            out = cls.forward(Context(True), *inputs)
-            return Tensor._wrap(out, first.backend)
+        state = grad_mode._state
+        if not record or not state.enabled:
+            return Tensor._wrap(cls.forward(Context(True), *inputs), first.backend)
         ctx = Context()
-        needs, edges = [], []  # one pass: which inputs want a gradient, and what the graph records
+        needs, edges, parents = [], [], []  # one pass: who wants a gradient, what the graph records
         for a in inputs:
-            if isinstance(a, Tensor):
-                needs.append(a.requires_grad)
+            if isinstance(a, Tensor) and a.requires_grad:
+                needs.append(True)
                 if a.history is not None:
                     a = a.graph_node
+                parents.append(a)
             else:
                 needs.append(False)
             edges.append(a)
         ctx.needs_input_grad = tuple(needs)
-        grad_mode._state.enabled = False
+        state.enabled = False
         try:
             out = cls.forward(ctx, *inputs)
         finally:
-            grad_mode._state.enabled = True
+            state.enabled = True
         result = Tensor._wrap(out, first.backend)
         result.requires_grad = True
-        result.history = History(cls, ctx, tuple(edges))
+        result.history = History(cls, ctx, tuple(edges), tuple(parents))
         keeps = cls.__dict__.get("_keeps_output")
         if keeps or keeps is None and _keeps_output(cls):
             ctx._output_data = result.data
