@@ -187,14 +187,15 @@ def test_every_nn_functional_has_an_entry():
 
 
 def graph_functions(out):
-    names, stack, seen = set(), [out], set()
+    """The Functions of the graph that made `out` (its nodes are Histories; leaves have none)."""
+    names, stack, seen = set(), [out.history], set()
     while stack:
-        t = stack.pop()
-        if id(t) in seen or getattr(t, "history", None) is None or t.history.last_fn is None:
+        h = stack.pop()
+        if h is None or id(h) in seen or h.last_fn is None:
             continue
-        seen.add(id(t))
-        names.add(t.history.last_fn.__name__)
-        stack.extend(x for x in t.history.inputs if isinstance(x, tl.Tensor))
+        seen.add(id(h))
+        names.add(h.last_fn.__name__)
+        stack.extend(x for x in h.inputs if isinstance(x, tl.autograd.History))
     return names
 
 

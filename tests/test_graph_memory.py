@@ -1,8 +1,8 @@
 """Data-free graph edges: the graph holds no activation that no backward formula saved.
 
-A consumer records a non-leaf parent as its `graph_node` (a data-less
-stand-in sharing its History), so an intermediate lives only as long as the
-user or a saved tensor holds it. NumPy only: this is the engine's behaviour.
+A consumer records a non-leaf parent as its `graph_node`, its History (which
+keeps no array), so an intermediate lives only as long as the user or a
+saved tensor holds it. NumPy only: this is the engine's behaviour.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import torchlight as tl
-from torchlight.autograd import Function
-from torchlight.tensor import GraphNode
+from torchlight.autograd import Function, History
 
 
 @pytest.fixture
@@ -59,7 +58,7 @@ def test_a_non_leaf_parent_is_recorded_as_one_shared_graph_node():
     b = x * 3.0
     c, d = b + x, b * b
     node = c.history.inputs[0]
-    assert isinstance(node, GraphNode) and node.data is None and node.history is b.history
+    assert isinstance(node, History) and node is b.history and not hasattr(node, "data")
     assert d.history.inputs[0] is node and d.history.inputs[1] is node
     assert c.history.inputs[1] is x and node is b.graph_node and x.graph_node is x
     assert node.shape == (2,) and node.dtype == b.dtype
@@ -104,7 +103,7 @@ def test_ctx_output_carries_the_history_for_second_derivatives(no_gc):
     np.testing.assert_allclose(x.grad.numpy(), 4.0 * np.exp(2.0 * xs), rtol=1e-12)
     ref = weakref.ref(y.graph_node)
     del y, g
-    assert ref() is None, "the context holds its output's node weakly: no cycle"
+    assert ref() is None, "the context holds its output's History only while backward runs: no cycle"
 
 
 def test_saves_output_is_detected_from_backward_or_declared():
@@ -134,7 +133,7 @@ def test_a_graph_node_says_what_it_stands_for():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
     node = (y * 2.0).history.inputs[0]
-    assert repr(node) == "GraphNode(shape=(2,), dtype=float64, grad_fn=<Exp>)"
+    assert repr(node) == "History(last_fn=Exp, inputs=1, shape=(2,), dtype=float64)"
     (node_user := y * 2.0).sum().backward()
     assert "freed by backward" in repr(node_user.history.inputs[0])
 

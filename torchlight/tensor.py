@@ -69,7 +69,7 @@ def _number_array(backend: Backend, value: bool | int | float, dtype: Any, devic
     arrays are never written to (ops make new arrays). The key carries the
     number's type and sign bit so that 1, 1.0, True and 0.0, -0.0 stay apart.
     """
-    key = (backend, device, dtype, type(value), value, type(value) is float and math.copysign(1.0, value))
+    key = (backend, device, dtype, type(value), value, value == 0 and math.copysign(1.0, value))
     try:
         array = _NUMBERS.get(key)
     except TypeError:  # an unhashable device object: no caching
@@ -88,7 +88,7 @@ class Tensor:
     Tensors. See the module docstring for an example.
     """
 
-    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "_node", "__weakref__")
+    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
 
@@ -99,7 +99,6 @@ class Tensor:
         self.history = None
         self._grad = None
         self._retains_grad = False
-        self._node = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -117,7 +116,6 @@ class Tensor:
         t.history = None
         t._grad = None
         t._retains_grad = False
-        t._node = None
         return t
 
     # ------------------------------------------------------------ attributes
@@ -193,49 +191,18 @@ class Tensor:
         return self._retains_grad
 
     @property
-    def graph_node(self) -> Tensor:
-        """What stands for this tensor in the graph: itself for a leaf, else its `GraphNode`.
+    def graph_node(self) -> Any:
+        """What stands for this tensor in the graph: itself for a leaf, else its History.
 
-        Consumers record a non-leaf parent as this data-less stand-in (made
-        once, then cached), so the graph never keeps an activation alive.
+        Consumers record a non-leaf parent as its History, which keeps no
+        array, so the graph never keeps an activation alive.
         """
-        if self.history is None:
-            return self
-        node = self._node
-        if node is None or node.history is not self.history:
-            node = self._node = GraphNode(self)
-        return node
-
-    def chain_rule(self, d_output: Tensor, retain_graph: bool = True) -> list[tuple[Tensor, Tensor]]:
-        """(input, gradient) pairs, each summed back to its input's shape."""
         history = self.history
-        ctx, fn, inputs = history.ctx, history.last_fn, history.inputs
-        if ctx.released:
-            raise RuntimeError(F.released_message(fn))
-        grads = fn.backward(ctx, d_output)
-        if type(grads) is not tuple:
-            grads = grads if isinstance(grads, tuple) else (grads,)
-        if len(grads) != len(inputs):
-            raise RuntimeError(
-                f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
-            )
-        if not retain_graph:
-            ctx.release()
-        pairs = []
-        for inp, g, need in zip(inputs, grads, ctx.needs_input_grad):
-            if not need or g is None:
-                continue
-            if type(g) is not Tensor:
-                g = Tensor._wrap(g, inp.backend)
-            data = g.data
-            shape = inp.shape
-            if data.shape != shape:
-                g = F.sum_to(g, shape, fn.__name__)
-            dtype = inp.dtype
-            if data.dtype != dtype:
-                g = g.astype(dtype)
-            pairs.append((inp, g))
-        return pairs
+        return self if history is None else history
+
+    def chain_rule(self, d_output: Tensor, retain_graph: bool = True) -> list[tuple[Any, Tensor]]:
+        """(input, gradient) pairs of the op that made this tensor (see `History.chain_rule`)."""
+        return self.history.chain_rule(d_output, retain_graph)
 
     @staticmethod
     def add_gradients(a: Tensor, b: Tensor) -> Tensor:
@@ -306,9 +273,8 @@ class Tensor:
             raise RuntimeError("retain_grad: this tensor does not require grad")
         self._retains_grad = True
         if self.history is not None:
-            node = self.graph_node
-            node._retains_grad = True
-            node._owner = weakref.ref(self)
+            self.history.retains_grad = True
+            self.history._owner = weakref.ref(self)
         return self
 
     def detach(self) -> Tensor:
@@ -332,7 +298,6 @@ class Tensor:
             grad = self._grad
             grad.history = None
             grad.requires_grad = False
-            grad._node = None
             grad.data = self.backend.xp.zeros_like(grad.data)
         return self
 
@@ -431,15 +396,21 @@ class Tensor:
 
     # ---------------------------------------------------------------- helpers
     def _lift(self, other: Any) -> Tensor:
-        """`other` as a Tensor of this backend; numbers take this tensor's dtype."""
+        """`other` as a Tensor of this backend; numbers take this tensor's dtype.
+
+        On a one-device backend the device is left to the library's default
+        (the only one), which spares a device lookup on every `x * 0.5`.
+        """
         if isinstance(other, Tensor):
             return other
+        backend = self.backend
+        device = self.device if backend.multi_device else None
         if isinstance(other, (bool, int, float)):
             dtype = self.data.dtype
-            if isinstance(other, float) and not self.backend.is_floating(dtype):
-                dtype = self.backend.default_float(self.device)
-            return Tensor._wrap(_number_array(self.backend, other, dtype, self.device), self.backend)
-        return Tensor._wrap(self.backend.asarray(other, device=self.device), self.backend)
+            if isinstance(other, float) and not backend.is_floating(dtype):
+                dtype = backend.default_float(device)
+            return Tensor._wrap(_number_array(backend, other, dtype, device), backend)
+        return Tensor._wrap(backend.asarray(other, device=device), backend)
 
     def _full(self, shape: Sequence[int], value: float) -> Tensor:
         return Tensor._wrap(
@@ -447,9 +418,11 @@ class Tensor:
         )
 
     def _binary(self, fn: type, other: Any, reverse: bool = False) -> Tensor:
-        other = self._lift(other)
+        if type(other) is not Tensor:
+            other = self._lift(other)
         a, b = (other, self) if reverse else (self, other)
-        if a.data.shape != b.data.shape:
+        shape_a, shape_b = a.data.shape, b.data.shape
+        if shape_a != shape_b and shape_a and shape_b:  # a 0-d operand broadcasts with anything
             broadcast_shapes(fn.__name__, a.shape, b.shape)
         return fn.apply(a, b)
 
@@ -641,68 +614,6 @@ class Tensor:
         return (diff * diff).mean()
 
 
-class GraphNode(Tensor):
-    """The data-less stand-in for a non-leaf Tensor in its consumers' `History.inputs`.
-
-    It shares the tensor's History (so walks, pruning and `chain_rule` see
-    the graph unchanged) and keeps only its shape and dtype (to sum a
-    broadcast gradient back), never its array: an activation is freed as
-    soon as the user and the saved tensors let go of it. One per tensor
-    (`Tensor.graph_node`), so the engine, which keys nodes by id(), sees one
-    node. After `retain_grad()` it holds its tensor weakly and hands the
-    gradient on to it.
-
-    Example:
-        >>> import torchlight as tl
-        >>> a = tl.tensor([1.0, 2.0], requires_grad=True)
-        >>> b = a * 2.0
-        >>> c = b + a
-        >>> node = c.history.inputs[0]
-        >>> node is b.graph_node, node.history is b.history, node.data is None
-        (True, True, True)
-    """
-
-    __slots__ = ("_owner", "_shape", "_dtype")
-
-    def __init__(self, tensor: Tensor) -> None:
-        self.data = None
-        self.backend = tensor.backend
-        self.requires_grad = tensor.requires_grad
-        self.history = tensor.history
-        self._grad = None
-        self._retains_grad = tensor._retains_grad
-        self._node = None
-        self._owner = weakref.ref(tensor) if tensor._retains_grad else None
-        self._shape = tuple(tensor.data.shape)
-        self._dtype = tensor.data.dtype
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._shape)
-
-    @property
-    def dtype(self) -> Any:
-        return self._dtype
-
-    @property
-    def graph_node(self) -> Tensor:
-        return self
-
-    def accumulate_derivative(self, d: Tensor, shared: bool = False) -> None:
-        """Hand a retained gradient on to the tensor this node stands for (if still alive)."""
-        owner = None if self._owner is None else self._owner()
-        if owner is not None:
-            owner.accumulate_derivative(d, shared)
-
-    def __repr__(self) -> str:
-        freed = ", freed by backward" if self.history.ctx is not None and self.history.ctx.released else ""
-        return (f"GraphNode(shape={self._shape}, dtype={self._dtype}{freed}, "
-                f"grad_fn=<{self.history.last_fn.__name__}>)")
-
-
 _function.Tensor = Tensor
 _function.check_same_backend = check_same_backend
+_function.sum_to = F.sum_to

@@ -7,7 +7,7 @@ Both kinds of node speak one small Variable protocol:
 - `chain_rule(d_output, retain_graph)`: pairs `(parent, d_parent)`;
 - `accumulate_derivative(d)` and `seed_derivative(deriv)`;
 - optionally `graph_node`: the object that stands for a root or a captured
-  node in its consumers' inputs (a Tensor's data-less stand-in), so that
+  node in its consumers' inputs (a non-leaf Tensor's History), so that
   each node is walked once; a node without it stands for itself;
 - optionally `add_gradients(a, b)`: two gradients of one node summed when
   no graph is recorded (a fast path past the op machinery; `a + b` otherwise).

@@ -21,7 +21,6 @@ Example (the documented custom Function):
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from torchlight import grad_mode
@@ -33,9 +32,10 @@ RELEASED = (
 )
 
 
-# Bound by `torchlight.tensor` when it loads: the two modules need each other.
+# Bound by `torchlight.tensor` when it loads: the modules need each other.
 Tensor: Any = None
 check_same_backend: Any = None
+sum_to: Any = None
 
 
 class Context:
@@ -45,12 +45,13 @@ class Context:
     context is `no_grad`); `saved_tensors` returns it; `output` is the
     forward's own result as a Tensor, for ops whose derivative is best written
     with it (exp, tanh, sigmoid): the context keeps the result's array (as
-    PyTorch saves it) and, weakly, its graph node, so `output` carries the
-    result's History (second derivatives stay right) without a reference cycle.
-    `needs_input_grad[i]` says whether input i wants a gradient.
+    PyTorch saves it), and while backward runs the engine lends it the
+    result's History, so `output` carries it (second derivatives stay right)
+    without a reference cycle. `needs_input_grad[i]` says whether input i
+    wants a gradient.
     """
 
-    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_output_node",
+    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history",
                  "__dict__")
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
@@ -59,7 +60,7 @@ class Context:
         self.needs_input_grad: tuple[bool, ...] = ()
         self.released = False
         self._output_data: Any = None
-        self._output_node: Any = None
+        self._history: History | None = None
 
     def save_for_backward(self, *values: Any) -> None:
         """Stash values for backward (ignored when this context is no_grad)."""
@@ -75,21 +76,22 @@ class Context:
 
     @property
     def output(self) -> Any:
-        """The forward's result: its array, with its History (None in a no_grad context)."""
+        """The forward's result with its History, inside backward (None in a no_grad context)."""
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
-        node = None if self._output_node is None else self._output_node()
-        if node is None:
+        history = self._history
+        if history is None or self._output_data is None:
             if self.no_grad:
                 return None
+            if history is None:
+                raise RuntimeError("ctx.output is the forward's result for backward: read it inside backward")
             raise RuntimeError(
                 "ctx.output: this Function's output was not kept; set `saves_output = True` "
                 "on the Function class (it is detected when backward itself reads ctx.output)"
             )
-        out = Tensor._wrap(self._output_data, node.backend)
+        out = Tensor._wrap(self._output_data, history.backend)
         out.requires_grad = True
-        out.history = node.history
-        out._node = node
+        out.history = history
         return out
 
     def release(self) -> None:
@@ -102,30 +104,101 @@ class Context:
 
 
 class History:
-    """One edge of the graph: which Function made a node, its Context, its inputs.
+    """A node of the graph: which Function made a tensor, its Context, its inputs.
 
     `inputs` are the parents as given to `apply`, except that a non-leaf
-    parent appears as its graph node (`Tensor.graph_node`: a data-less
-    stand-in sharing its History), so the graph holds no activation.
-    `parents` are the inputs that want a gradient (the Tensors among them
-    with `requires_grad`), worked out once here so that every graph walk
-    reads them instead of filtering `inputs` again.
+    parent appears as its History (`Tensor.graph_node`), so the graph holds
+    no activation: a History keeps only the shape, dtype and backend of the
+    tensor it made. `parents` are the inputs that want a gradient (the
+    Tensors and Histories among them with `requires_grad`), worked out once
+    here so that every graph walk reads them instead of filtering `inputs`.
+
+    A History speaks the engine's Variable protocol for the tensor it made
+    (`chain_rule` runs the Function's backward); after `retain_grad()` it
+    holds that tensor weakly and hands it its gradient.
+
+    Example:
+        >>> import torchlight as tl
+        >>> a = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> b = a * 2.0
+        >>> c = b + a
+        >>> c.history.inputs[0] is b.history, c.history.parents == (b.history, a)
+        (True, True)
+        >>> b.history
+        History(last_fn=Mul, inputs=2, shape=(2,), dtype=float64)
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs", "parents")
+    __slots__ = ("last_fn", "ctx", "inputs", "parents", "shape", "dtype", "backend", "retains_grad", "_owner",
+                 "__weakref__")
+    requires_grad = True
+    is_leaf = False
 
     def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = (),
-                 parents: tuple | None = None) -> None:
+                 parents: tuple | None = None, shape: Any = None, dtype: Any = None, backend: Any = None) -> None:
         self.last_fn = last_fn
         self.ctx = ctx
         self.inputs = inputs
         if parents is None:
-            parents = tuple(a for a in inputs if isinstance(a, Tensor) and a.requires_grad)
+            parents = tuple(a for a in inputs if isinstance(a, (Tensor, History)) and a.requires_grad)
         self.parents = parents
+        self.shape = shape
+        self.dtype = dtype
+        self.backend = backend
+        self.retains_grad = False
+        self._owner: Any = None
 
     def __repr__(self) -> str:
         name = getattr(self.last_fn, "__name__", None)
-        return f"History(last_fn={name}, inputs={len(self.inputs)})"
+        freed = ", freed by backward" if self.ctx is not None and self.ctx.released else ""
+        shape = "" if self.shape is None else f", shape={tuple(self.shape)}, dtype={self.dtype}"
+        return f"History(last_fn={name}, inputs={len(self.inputs)}{shape}{freed})"
+
+    @property
+    def graph_node(self) -> History:
+        return self
+
+    def is_constant(self) -> bool:
+        return False
+
+    def chain_rule(self, d_output: Any, retain_graph: bool = True) -> list[tuple[Any, Any]]:
+        """(input, gradient) pairs, each summed back to its input's shape and cast to its dtype."""
+        ctx, fn, inputs = self.ctx, self.last_fn, self.inputs
+        if ctx.released:
+            raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
+        ctx._history = self
+        try:
+            grads = fn.backward(ctx, d_output)
+        finally:
+            ctx._history = None
+        if type(grads) is not tuple:
+            grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(inputs):
+            raise RuntimeError(
+                f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
+            )
+        if not retain_graph:
+            ctx.release()
+        pairs = []
+        for inp, g, need in zip(inputs, grads, ctx.needs_input_grad):
+            if not need or g is None:
+                continue
+            if type(g) is not Tensor:
+                g = Tensor._wrap(g, inp.backend)
+            data = g.data
+            shape = inp.shape
+            if data.shape != shape:
+                g = sum_to(g, shape, fn.__name__)
+            dtype = inp.dtype
+            if data.dtype != dtype:
+                g = g.astype(dtype)
+            pairs.append((inp, g))
+        return pairs
+
+    def accumulate_derivative(self, d: Any, shared: bool = False) -> None:
+        """Hand a retained gradient on to the tensor this History made (if still alive)."""
+        owner = None if self._owner is None else self._owner()
+        if owner is not None:
+            owner.accumulate_derivative(d, shared)
 
 
 class Function:
@@ -177,7 +250,7 @@ class Function:
             if isinstance(a, Tensor) and a.requires_grad:
                 needs.append(True)
                 if a.history is not None:
-                    a = a.graph_node
+                    a = a.history
                 parents.append(a)
             else:
                 needs.append(False)
@@ -189,12 +262,12 @@ class Function:
         finally:
             state.enabled = True
         result = Tensor._wrap(out, first.backend)
+        data = result.data
         result.requires_grad = True
-        result.history = History(cls, ctx, tuple(edges), tuple(parents))
+        result.history = History(cls, ctx, tuple(edges), tuple(parents), data.shape, data.dtype, result.backend)
         keeps = cls.__dict__.get("_keeps_output")
         if keeps or keeps is None and _keeps_output(cls):
-            ctx._output_data = result.data
-            ctx._output_node = weakref.ref(result.graph_node)
+            ctx._output_data = data
         return result
 
 
