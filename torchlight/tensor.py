@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -61,24 +61,46 @@ def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
 _NUMBERS: dict[tuple, Any] = {}
 
 
-def _number_array(backend: Backend, value: bool | int | float, dtype: Any, device: Any) -> Any:
-    """`value` as a 0-d array, made once per (backend, device, dtype, number).
+def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, device: Any) -> Tensor:
+    """`value` as a 0-d constant Tensor, made once per (backend, device, dtype, number).
 
-    `x * 0.5` lifts the number on every call, and the namespace's `asarray` is
-    a Python wrapper costing several times the multiply itself. The cached
-    arrays are never written to (ops make new arrays). The key carries the
-    number's type and sign bit so that 1, 1.0, True and 0.0, -0.0 stay apart.
+    `x * 0.5` lifts the number on every call, and making the array (the
+    namespace's `asarray` is a Python wrapper) and its Tensor costs several
+    times the multiply itself. The cached Tensors are constants no op writes
+    to. The key carries the number's type and the sign of a zero, so that 1,
+    1.0, True and 0.0, -0.0 stay apart.
     """
     key = (backend, device, dtype, type(value), value, value == 0 and math.copysign(1.0, value))
     try:
-        array = _NUMBERS.get(key)
+        tensor = _NUMBERS.get(key)
     except TypeError:  # an unhashable device object: no caching
-        return backend.xp.asarray(value, dtype=dtype, device=device)
-    if array is None:
+        return Tensor._wrap(backend.xp.asarray(value, dtype=dtype, device=device), backend)
+    if tensor is None:
         if len(_NUMBERS) >= 4096:
             _NUMBERS.clear()
-        array = _NUMBERS[key] = backend.xp.asarray(value, dtype=dtype, device=device)
-    return array
+        tensor = _NUMBERS[key] = Tensor._wrap(backend.xp.asarray(value, dtype=dtype, device=device), backend)
+    return tensor
+
+
+def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
+    """The Tensor operator applying `fn` to (self, other), or to (other, self) when `reverse`.
+
+    A number or an array on the other side is lifted to a Tensor of this
+    backend first; a shape mismatch is a ValueError naming the op and both
+    shapes (a 0-d operand broadcasts with anything).
+    """
+    name = fn.__name__
+
+    def operator(self: Tensor, other: Any) -> Tensor:
+        if type(other) is not Tensor:
+            other = self._lift(other)
+        a, b = (other, self) if reverse else (self, other)
+        shape_a, shape_b = a.data.shape, b.data.shape
+        if shape_a != shape_b and shape_a and shape_b:
+            broadcast_shapes(name, a.shape, b.shape)
+        return fn.apply(a, b)
+
+    return operator
 
 
 class Tensor:
@@ -409,7 +431,7 @@ class Tensor:
             dtype = self.data.dtype
             if isinstance(other, float) and not backend.is_floating(dtype):
                 dtype = backend.default_float(device)
-            return Tensor._wrap(_number_array(backend, other, dtype, device), backend)
+            return _number_tensor(backend, other, dtype, device)
         return Tensor._wrap(backend.asarray(other, device=device), backend)
 
     def _full(self, shape: Sequence[int], value: float) -> Tensor:
@@ -417,47 +439,22 @@ class Tensor:
             self.backend.xp.full(tuple(shape), value, dtype=self.dtype, device=self.device), self.backend
         )
 
-    def _binary(self, fn: type, other: Any, reverse: bool = False) -> Tensor:
-        if type(other) is not Tensor:
-            other = self._lift(other)
-        a, b = (other, self) if reverse else (self, other)
-        shape_a, shape_b = a.data.shape, b.data.shape
-        if shape_a != shape_b and shape_a and shape_b:  # a 0-d operand broadcasts with anything
-            broadcast_shapes(fn.__name__, a.shape, b.shape)
-        return fn.apply(a, b)
-
     # -------------------------------------------------------------- operators
-    def __add__(self, other: Any) -> Tensor:
-        return self._binary(F.Add, other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return self._binary(F.Add, other, reverse=True)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return self._binary(F.Sub, other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return self._binary(F.Sub, other, reverse=True)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return self._binary(F.Mul, other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return self._binary(F.Mul, other, reverse=True)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return self._binary(F.Div, other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return self._binary(F.Div, other, reverse=True)
+    # (made by `_operator`: one frame per `a * b` rather than a method calling a helper)
+    __add__ = _operator(F.Add)
+    __radd__ = _operator(F.Add, reverse=True)
+    __sub__ = _operator(F.Sub)
+    __rsub__ = _operator(F.Sub, reverse=True)
+    __mul__ = _operator(F.Mul)
+    __rmul__ = _operator(F.Mul, reverse=True)
+    __truediv__ = _operator(F.Div)
+    __rtruediv__ = _operator(F.Div, reverse=True)
+    __rpow__ = _operator(F.Pow, reverse=True)
 
     def __pow__(self, exponent: Any) -> Tensor:
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
             return F.Pow.apply(self, exponent)
-        return self._binary(F.Pow, exponent)
-
-    def __rpow__(self, base: Any) -> Tensor:
-        return self._binary(F.Pow, base, reverse=True)
+        return _power(self, exponent)
 
     def __matmul__(self, other: Any) -> Tensor:
         return F.matmul(self, self._lift(other))
@@ -614,6 +611,7 @@ class Tensor:
         return (diff * diff).mean()
 
 
+_power = _operator(F.Pow)
 _function.Tensor = Tensor
 _function.check_same_backend = check_same_backend
 _function.sum_to = F.sum_to
