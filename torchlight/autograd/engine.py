@@ -111,7 +111,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
     order = topological_sort(nodes)
     add = operator.add
     if not create_graph and nodes:
-        add = getattr(nodes[0], "add_gradients", add)
+        add = getattr(roots[0], "add_gradients", add)
     feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)
