@@ -414,13 +414,15 @@ def _exp_limit(xp: Any, dtype: Any) -> float:
     """log(the largest finite value of `dtype`) - 1: exp of anything up to it is finite.
 
     An integer dtype (whose exp is float32 or float64) gets float32's limit,
-    which is safe and large enough for both.
+    which is safe and large enough for both. Cached per (namespace, dtype):
+    dtypes of different libraries must not meet in one comparison.
     """
-    limit = _EXP_LIMITS.get(dtype)
+    key = (xp, dtype)
+    limit = _EXP_LIMITS.get(key)
     if limit is None:
         floating = xp.isdtype(dtype, "real floating")
         limit = math.log(float(xp.finfo(dtype if floating else xp.float32).max)) - 1.0
-        _EXP_LIMITS[dtype] = limit
+        _EXP_LIMITS[key] = limit
     return limit
 
 

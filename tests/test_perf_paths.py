@@ -1,0 +1,107 @@
+"""The fast paths of the elementwise ops stay exact and never touch their inputs.
+
+Sigmoid computes e / (1 + e) with e = exp(min(x, L)) and updates its own
+fresh arrays in place (as TanhBack and SigmoidBack do): these tests pin that
+the result keeps its relative accuracy in both tails (subnormals included)
+against a float64 or extended-precision reference, that no overflow warning
+appears (pytest runs with filterwarnings=error), and that no op writes into
+an input, a saved tensor or an incoming gradient. NumPy only; under a second.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+from torchlight.autograd.functions import SigmoidBack, TanhBack
+
+
+def _sigmoid_reference(x: np.ndarray) -> np.ndarray:
+    """sigmoid in extended precision (long double: 64-bit mantissa on x86, else float64)."""
+    big = x.astype(np.longdouble)
+    e = np.exp(-np.abs(big))
+    return np.where(big >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+@pytest.mark.parametrize("dtype, low, high", [("float32", -110.0, 110.0), ("float64", -760.0, 760.0)])
+def test_sigmoid_keeps_relative_accuracy_over_the_whole_range(dtype, low, high):
+    x = np.linspace(low, high, 4001).astype(dtype)
+    got = tl.tensor(x).sigmoid().numpy()
+    ref = _sigmoid_reference(x)
+    info = np.finfo(dtype)
+    normal = ref >= info.smallest_normal
+    rel = np.abs(got[normal] - ref[normal]) / ref[normal]
+    assert got.dtype == np.dtype(dtype)
+    assert rel.max() <= 4 * info.eps
+    # below the normal range only absolute accuracy is possible: a few subnormal steps
+    assert np.abs(got[~normal] - ref[~normal]).max() <= 4 * info.smallest_subnormal
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_far_tails_and_special_values(dtype):
+    x = np.array([-np.inf, -1e30, -30.0, 0.0, 30.0, 1e30, np.inf, np.nan], dtype=dtype)
+    got = tl.tensor(x).sigmoid().numpy()
+    np.testing.assert_allclose(got[2], np.exp(np.float64(-30.0)) / (1.0 + np.exp(-30.0)), rtol=8 * np.finfo(dtype).eps)
+    assert got[2] > 9e-14  # not flushed to 0 (float32's sigmoid(-30) is 9.36e-14)
+    assert got[0] == 0.0 and got[1] == 0.0
+    assert got[3] == 0.5 and got[5] == 1.0 and got[6] == 1.0
+    np.testing.assert_allclose(got[4], 1.0 / (1.0 + np.exp(-30.0)), rtol=np.finfo(dtype).eps, atol=0)
+    assert np.isnan(got[7])
+
+
+def test_sigmoid_gradient_in_the_tails_is_finite_and_right():
+    xs = np.array([-700.0, -30.0, -1.0, 0.0, 2.0, 30.0, 700.0])
+    x = tl.tensor(xs, requires_grad=True)
+    x.sigmoid().sum().backward()
+    y = _sigmoid_reference(xs)
+    # relative accuracy in the negative tail; y (1 - y) cancels in the positive one (as PyTorch's)
+    np.testing.assert_allclose(x.grad.numpy(), (y * (1.0 - y)).astype(np.float64), rtol=1e-14, atol=1e-16)
+    assert x.grad.numpy()[0] > 0.0
+
+
+def test_an_integer_tensor_still_gets_a_float_sigmoid():
+    got = tl.tensor(np.array([1, -2, 500, -500])).sigmoid().numpy()
+    np.testing.assert_allclose(got, _sigmoid_reference(np.array([1.0, -2.0, 500.0, -500.0])), rtol=1e-15)
+
+
+UNARY = {
+    "sigmoid": lambda t: t.sigmoid(),
+    "tanh": lambda t: t.tanh(),
+    "exp": lambda t: t.exp(),
+    "neg": lambda t: -t,
+    "mul": lambda t: t * t,
+    "w3": lambda t: ((t * 0.5).tanh() * t.sigmoid() + (-t * t).exp()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_forward_and_backward_leave_inputs_and_seeds_untouched(name, create_graph):
+    rng = np.random.default_rng(7)
+    data = rng.standard_normal(64) * 3.0
+    seed = rng.standard_normal(64)
+    kept_data, kept_seed = data.copy(), seed.copy()
+    x = tl.tensor(data, requires_grad=True)
+    y = UNARY[name](x)
+    y_data = y.numpy().copy()
+    (g,) = tl.autograd.grad([y], [x], [tl.tensor(seed)], create_graph=create_graph)
+    if create_graph and g.requires_grad:
+        (g * g).sum().backward()
+    np.testing.assert_array_equal(data, kept_data)
+    np.testing.assert_array_equal(seed, kept_seed)
+    np.testing.assert_array_equal(y.numpy(), y_data)
+    assert not np.shares_memory(g.numpy(), data) and not np.shares_memory(g.numpy(), seed)
+
+
+@pytest.mark.parametrize("back", [TanhBack, SigmoidBack])
+def test_the_backward_ops_write_only_into_their_own_result(back):
+    rng = np.random.default_rng(3)
+    y_data, g_data = np.tanh(rng.standard_normal(32)), rng.standard_normal(32)
+    y, g = tl.tensor(y_data.copy()), tl.tensor(g_data.copy())
+    out = back.apply(y, g).numpy()
+    np.testing.assert_array_equal(y.numpy(), y_data)
+    np.testing.assert_array_equal(g.numpy(), g_data)
+    assert not np.shares_memory(out, y.numpy()) and not np.shares_memory(out, g.numpy())
+    expected = g_data * (1.0 - y_data**2) if back is TanhBack else g_data * y_data * (1.0 - y_data)
+    np.testing.assert_allclose(out, expected, rtol=1e-14, atol=1e-15)
