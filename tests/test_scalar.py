@@ -379,6 +379,33 @@ def test_backward_replaces_only_on_its_own_thread():
     assert x.grad == 4.0
 
 
+def test_backward_gives_the_engines_gradients_on_every_node():
+    """`backward` propagates in place; the shared engine walk is the reference."""
+    x, w, c = variable(0.7), variable(-1.3), constant(2.5)
+    h = (x * w + c).tanh()
+    out = h * h / (x - c) + w.exp() * c - h.sigmoid() + x.pow(3.0) + h
+    nodes = topological_sort(out)
+    out.backward()
+    by_backward = [v.grad for v in nodes]
+    scalar.zero_grad(out)
+    backpropagate(out, 1.0)
+    assert [v.grad for v in nodes] == by_backward
+    assert c.grad == 0.0 and out.grad == 1.0 and len(set(by_backward)) > 3
+
+
+def test_a_derivative_that_raises_leaves_the_gradients_cleared():
+    def broken_vjp(d, out, a):
+        raise ArithmeticError("broken derivative")
+
+    broken = scalar.ScalarFunction("broken", lambda a: 2.0 * a, None, (lambda a: 2.0,), broken_vjp)
+    x = variable(1.5)
+    y = broken(x * x) + x
+    x.grad = 7.0
+    with pytest.raises(ArithmeticError, match="broken derivative"):
+        y.backward()
+    assert [v.grad for v in topological_sort(y)] == [0.0] * 4
+
+
 def test_zero_grad_resets_every_node_of_the_graph():
     x, w = variable(1.5), variable(-0.5)
     h = (x * w).tanh()

@@ -28,19 +28,15 @@ Example:
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
-from torchlight.autograd.engine import backpropagate
+from torchlight.autograd.engine import topological_sort
 from torchlight.autograd.function import History
 
 _new = object.__new__
 _inf = math.inf
-# Set (per thread) while `backward()` runs: its walk replaces gradients instead of adding to them.
-_walk_mode = threading.local()
-_walk_mode.replace = False
 
 
 class ScalarFunction:
@@ -359,11 +355,8 @@ class Value:
         return ((a, da), (b, db))
 
     def accumulate_derivative(self, d: float) -> None:
-        """Add `d` into `grad`; inside `backward()`, set it (see `backward`)."""
-        if getattr(_walk_mode, "replace", False):
-            self.grad = d
-        else:
-            self.grad += d
+        """Add `d` into `grad` (the engine's commit)."""
+        self.grad += d
 
     def seed_derivative(self, d: Any) -> float:
         return float(d)
@@ -557,18 +550,44 @@ def backward(v: Value) -> None:
     """Clear the graph's old gradients, seed `v.grad = 1.0` and propagate.
 
     Every non-constant node feeding `v` ends with d v / d node, so calling
-    it twice gives the same gradients. This costs no separate zeroing pass:
-    the engine commits one summed gradient to every node of the walk (each
-    Value node passes a gradient to each of its non-constant inputs, so all
-    of them get one), and during this call a commit replaces instead of
-    adding, which is the same as zeroing first. The engine's
-    `backpropagate(v, 1.0)`, called directly, adds as usual.
+    it twice gives the same gradients. The order is the engine's
+    `topological_sort`, shared with Tensors; the chain rule runs here, in
+    place on each node's `grad`: a Value's gradient is one float, so it
+    needs none of the engine's bookkeeping (pending gradients keyed by node,
+    (input, gradient) pairs, a commit pass), which costs about as much
+    again as the sort. A derivative that raises leaves the graph's
+    gradients cleared, never half propagated. The engine's
+    `backpropagate(v, 1.0)`, called directly, adds into `grad` as usual.
     """
     if not v.requires_grad:
         v.grad = 0.0
         return
-    _walk_mode.replace = True
+    order = topological_sort(v)  # leaves first, root last
+    for node in order:
+        node.grad = 0.0
+    v.grad = 1.0
+    order.reverse()  # root first: a node has all its gradient before it passes it on
     try:
-        backpropagate(v, 1.0)
-    finally:
-        _walk_mode.replace = False
+        _propagate(order)
+    except BaseException:
+        for node in order:
+            node.grad = 0.0
+        raise
+
+
+def _propagate(order: list[Value]) -> None:
+    """Add each node's `grad` times its local derivatives into its inputs' `grad`."""
+    for node in order:
+        op = node._op
+        if op is None:
+            continue
+        d, a, b = node.grad, node._a, node._b
+        if b is None:
+            if a.requires_grad:
+                a.grad += op.vjp(d, node.data, a.data)
+            continue
+        da, db = op.vjp(d, node.data, a.data, b.data)
+        if a.requires_grad:
+            a.grad += da
+        if b.requires_grad:
+            b.grad += db
