@@ -358,7 +358,7 @@ def test_engine_backpropagate_accumulates_but_backward_does_not():
     assert x.grad == 4.0
 
 
-def test_backward_replaces_only_on_its_own_thread():
+def test_backpropagate_on_another_thread_adds_while_backward_replaces():
     import threading
 
     x = variable(2.0)
