@@ -406,3 +406,19 @@ def test_zero_grad_detaches_a_gradient_made_with_create_graph(backend, device):
     x.grad = None
     (h * 1.0).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_node_with_many_consumers_sums_its_gradients_in_place_without_touching_shared_ones():
+    # t has five consumers; Add hands one array to both of its inputs, and the
+    # engine's running sum for t is updated in place: neither may leak into the other.
+    xs = np.array([0.3, -0.7, 1.1])
+    x = tl.tensor(xs, requires_grad=True)
+    w = tl.tensor(xs * 2.0, requires_grad=True)
+    t = x.exp()
+    s = t + w  # the same upstream array goes to t and to w
+    loss = (s + t + t * 3.0 + t * t).sum()
+    loss.backward()
+    et = np.exp(xs)
+    np.testing.assert_allclose(x.grad.numpy(), et * (1.0 + 1.0 + 3.0 + 2.0 * et), rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), np.ones(3), rtol=0)
+    assert not np.shares_memory(x.grad.numpy(), w.grad.numpy())

@@ -236,6 +236,15 @@ class Tensor:
         """
         return Tensor._wrap(a.data + b.data, a.backend)
 
+    @staticmethod
+    def add_gradient_into(total: Tensor, d: Tensor) -> None:
+        """`total += d` for a sum the engine made itself and holds alone.
+
+        In place where the library writes in place (NumPy, CuPy, torch); a
+        JAX array or a NumPy scalar is rebound instead, which is as correct.
+        """
+        total.data += d.data
+
     def accumulate_derivative(self, d: Tensor, shared: bool = False) -> None:
         """Add `d` into `.grad`; the first gradient never aliases another array.
 

@@ -10,7 +10,10 @@ Both kinds of node speak one small Variable protocol:
   node in its consumers' inputs (a non-leaf Tensor's History), so that
   each node is walked once; a node without it stands for itself;
 - optionally `add_gradients(a, b)`: two gradients of one node summed when
-  no graph is recorded (a fast path past the op machinery; `a + b` otherwise).
+  no graph is recorded (a fast path past the op machinery; `a + b` otherwise),
+  and `add_gradient_into(total, d)`: `d` added in place into a sum that
+  `add_gradients` made during this walk (only the engine holds it), so a
+  node with many consumers costs one new array, not one per consumer.
 
 Example:
     >>> from torchlight.scalar import variable
@@ -109,9 +112,11 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         capture = [getattr(c, "graph_node", c) for c in capture]
     captured = None if capture is None else {id(c): c for c in capture}
     order = topological_sort(nodes)
-    add = operator.add
+    add, add_into = operator.add, None
     if not create_graph and nodes:
         add = getattr(roots[0], "add_gradients", add)
+        add_into = getattr(roots[0], "add_gradient_into", None)
+    owned: set[int] = set()  # ids of sums the engine made (only it holds them): updated in place
     feeding = None if captured is None else _feeding(order, captured)
     results: dict[int, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)
@@ -124,6 +129,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         d = pop(key, None)
         if d is None:
             continue
+        owned.discard(id(d))  # passed on from here: no longer the engine's alone
         leaf = node.is_leaf
         if captured is not None:
             if key in captured:
@@ -136,8 +142,15 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         for parent, d_parent in node.chain_rule(d, retain_graph):
             pkey = id(parent)
             if feeding is None or pkey in feeding or pkey in captured:
-                total = get(pkey)  # _add inlined: this line runs once per edge
-                grads[pkey] = d_parent if total is None else add(total, d_parent)
+                total = get(pkey)  # _add inlined: this runs once per edge
+                if total is None:
+                    grads[pkey] = d_parent
+                elif add_into is not None and id(total) in owned:
+                    add_into(total, d_parent)
+                else:
+                    total = grads[pkey] = add(total, d_parent)
+                    if add_into is not None:
+                        owned.add(id(total))
         del d
     if captured is not None:
         return [results.get(id(c)) for c in capture]
