@@ -264,20 +264,25 @@ class Function:
         result = Tensor._wrap(out, first.backend)
         data = result.data
         result.requires_grad = True
-        result.history = History(cls, ctx, tuple(edges), tuple(parents), data.shape, data.dtype, result.backend)
-        keeps = cls.__dict__.get("_keeps_output")
-        if keeps or keeps is None and _keeps_output(cls):
+        edges = tuple(edges)
+        parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
+        result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, result.backend)
+        keeps = _KEEPS_OUTPUT.get(cls)
+        if keeps is None:
+            keeps = _keeps_output(cls)
+        if keeps:
             ctx._output_data = data
         return result
 
 
+_KEEPS_OUTPUT: dict[type, bool] = {}  # per Function class: does its context keep the forward's result?
+
+
 def _keeps_output(cls: type) -> bool:
     """Whether `cls`'s context keeps its result for `ctx.output` (decided once per class)."""
-    keeps = cls.__dict__.get("_keeps_output")
+    keeps = cls.saves_output
     if keeps is None:
-        keeps = cls.saves_output
-        if keeps is None:
-            code = getattr(cls.backward, "__code__", None)
-            keeps = code is None or "output" in code.co_names
-        cls._keeps_output = keeps  # type: ignore[attr-defined]
+        code = getattr(cls.backward, "__code__", None)
+        keeps = code is None or "output" in code.co_names
+    _KEEPS_OUTPUT[cls] = keeps
     return keeps
