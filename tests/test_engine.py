@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import torchlight as tl
+from torchlight import grad_mode
 from torchlight.autograd import Context, Function, History, backpropagate, topological_sort
 from torchlight.scalar import variable
 
@@ -422,3 +423,25 @@ def test_a_node_with_many_consumers_sums_its_gradients_in_place_without_touching
     np.testing.assert_allclose(x.grad.numpy(), et * (1.0 + 1.0 + 3.0 + 2.0 * et), rtol=1e-12)
     np.testing.assert_allclose(w.grad.numpy(), np.ones(3), rtol=0)
     assert not np.shares_memory(x.grad.numpy(), w.grad.numpy())
+
+
+def test_a_forward_that_stashes_on_a_no_grad_context_pins_nothing_past_the_next_op():
+    class Stash(Function):  # sets an attribute on ctx even when nothing is recorded
+        @staticmethod
+        def forward(ctx, a):
+            ctx.stash = a.backend.xp.exp(a.data)
+            return ctx.stash * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0 * ctx.stash
+
+    x = tl.tensor([0.5, 1.0], requires_grad=True)
+    with tl.no_grad():
+        y = Stash.apply(x)
+        z = x * 3.0  # the next quiet op gets a clean context
+    np.testing.assert_allclose(y.numpy(), 2.0 * np.exp([0.5, 1.0]), rtol=1e-12)
+    np.testing.assert_allclose(z.numpy(), [1.5, 3.0], rtol=1e-12)
+    assert not grad_mode._state.quiet_context.__dict__
+    Stash.apply(x).sum().backward()  # with grad, the context is the op's own
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.exp([0.5, 1.0]), rtol=1e-12)

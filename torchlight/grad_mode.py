@@ -26,6 +26,7 @@ class _State(threading.local):
 
     def __init__(self) -> None:
         self.previous: list[bool] = []  # the modes that `with no_grad()/enable_grad()` will restore
+        self.quiet_context: Any = None  # this thread's reusable no_grad Context (see Function.apply)
 
 
 _state = _State()

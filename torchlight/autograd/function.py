@@ -243,7 +243,10 @@ class Function:
             raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
         state = grad_mode._state
         if not record or not state.enabled:
-            return Tensor._wrap(cls.forward(Context(True), *inputs), first.backend)
+            ctx = state.quiet_context  # this thread's reusable no_grad context: it stores nothing
+            if ctx is None or ctx.__dict__:  # (a fresh one if a forward set attributes on it)
+                ctx = state.quiet_context = Context(True)
+            return Tensor._wrap(cls.forward(ctx, *inputs), first.backend)
         ctx = Context()
         needs, edges, parents = [], [], []  # one pass: who wants a gradient, what the graph records
         for a in inputs:
