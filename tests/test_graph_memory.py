@@ -103,7 +103,7 @@ def test_ctx_output_carries_the_history_for_second_derivatives(no_gc):
     np.testing.assert_allclose(x.grad.numpy(), 4.0 * np.exp(2.0 * xs), rtol=1e-12)
     ref = weakref.ref(y.graph_node)
     del y, g
-    assert ref() is None, "the context holds its output's History only while backward runs: no cycle"
+    assert ref() is None, "the context holds its output's History weakly: no cycle"
 
 
 def test_saves_output_is_detected_from_backward_or_declared():

@@ -21,6 +21,7 @@ Example (the documented custom Function):
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from torchlight import grad_mode
@@ -45,10 +46,9 @@ class Context:
     context is `no_grad`); `saved_tensors` returns it; `output` is the
     forward's own result as a Tensor, for ops whose derivative is best written
     with it (exp, tanh, sigmoid): the context keeps the result's array (as
-    PyTorch saves it), and while backward runs the engine lends it the
-    result's History, so `output` carries it (second derivatives stay right)
-    without a reference cycle. `needs_input_grad[i]` says whether input i
-    wants a gradient.
+    PyTorch saves it) and, weakly, its History, so `output` carries it (second
+    derivatives stay right) without a reference cycle. `needs_input_grad[i]`
+    says whether input i wants a gradient.
     """
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history",
@@ -60,7 +60,7 @@ class Context:
         self.needs_input_grad: tuple[bool, ...] = ()
         self.released = False
         self._output_data: Any = None
-        self._history: History | None = None
+        self._history: Any = None  # a weak reference to the History of the result, when kept
 
     def save_for_backward(self, *values: Any) -> None:
         """Stash values for backward (ignored when this context is no_grad)."""
@@ -79,12 +79,10 @@ class Context:
         """The forward's result with its History, inside backward (None in a no_grad context)."""
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
-        history = self._history
+        history = None if self._history is None else self._history()
         if history is None or self._output_data is None:
             if self.no_grad:
                 return None
-            if history is None:
-                raise RuntimeError("ctx.output is the forward's result for backward: read it inside backward")
             raise RuntimeError(
                 "ctx.output: this Function's output was not kept; set `saves_output = True` "
                 "on the Function class (it is detected when backward itself reads ctx.output)"
@@ -165,11 +163,7 @@ class History:
         ctx, fn, inputs = self.ctx, self.last_fn, self.inputs
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
-        ctx._history = self
-        try:
-            grads = fn.backward(ctx, d_output)
-        finally:
-            ctx._history = None
+        grads = fn.backward(ctx, d_output)
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
@@ -269,12 +263,13 @@ class Function:
         result.requires_grad = True
         edges = tuple(edges)
         parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
-        result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, result.backend)
+        history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, result.backend)
         keeps = _KEEPS_OUTPUT.get(cls)
         if keeps is None:
             keeps = _keeps_output(cls)
         if keeps:
             ctx._output_data = data
+            ctx._history = weakref.ref(history)
         return result
 
 
