@@ -152,6 +152,8 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "OpenBLAS overrides in the environment": ", ".join(f"{v}={os.environ[v]}" for v in unset) or "none",
         "load average at the end (1, 5, 15 min)": ", ".join(f"{v:.1f}" for v in os.getloadavg()),
         "backend": args.backend,
+        "garbage collector": "on; objects alive before timing frozen (gc.freeze), so no peer's import "
+                             "slows another's collections",
     }
 
 
