@@ -149,3 +149,28 @@ def test_a_gradient_detached_by_zero_grad_is_recorded_as_a_leaf_again():
     (g * y).sum().backward()  # no gradient may flow into the old graph
     np.testing.assert_allclose(y.grad.numpy(), [0.0, 0.0])
     np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
+
+
+def test_backward_of_a_branchy_expression_peaks_at_the_arrays_hand_written_numpy_needs():
+    # The benchmark's W3 expression. By hand its forward and backward peak at six
+    # full-size arrays. The engine walks the last input's branch first (the one
+    # built last, as hand-written code unwinds), so exp's branch frees its saved
+    # arrays before tanh's and sigmoid's gradients are made: six arrays too.
+    import tracemalloc
+
+    n = 1 << 20
+    rng = np.random.default_rng(0)
+    x = tl.tensor(rng.standard_normal(n, dtype=np.float32), requires_grad=True)
+    w = tl.tensor(rng.standard_normal(n, dtype=np.float32), requires_grad=True)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        ((x * w).tanh() * x.sigmoid() + (-x * x).exp()).sum().backward()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 6.05 * 4 * n, f"peak {peak / (4 * n):.2f} arrays"
+    xs, ws = x.numpy().astype(np.float64), w.numpy().astype(np.float64)
+    t, s = np.tanh(xs * ws), 1.0 / (1.0 + np.exp(-xs))
+    gx = (1.0 - t * t) * ws * s + t * s * (1.0 - s) - 2.0 * xs * np.exp(-xs * xs)
+    np.testing.assert_allclose(x.grad.numpy(), gx, rtol=2e-5, atol=2e-6)
