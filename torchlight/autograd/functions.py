@@ -523,7 +523,7 @@ class ReluBack(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, g: Any) -> Any:
         ctx.save_for_backward(a)
-        return g.data * a.backend.xp.astype(a.data > 0, g.data.dtype)
+        return a.backend.masked(g.data, a.data > 0)
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:

@@ -120,6 +120,15 @@ class Backend:
         """
         return self.immutable
 
+    def masked(self, values: Any, mask: Any) -> Any:
+        """`values` where the boolean `mask` holds, else 0 (so a NaN stays NaN).
+
+        The standard has no arithmetic between booleans and floats, so the
+        mask is cast first; NumPy multiplies by a boolean array directly,
+        one pass fewer (its backend says so).
+        """
+        return values * self.xp.astype(mask, values.dtype)
+
     def copy(self, array: Any) -> Any:
         """A copy of `array` on its own device."""
         return self.xp.asarray(array, copy=True)
