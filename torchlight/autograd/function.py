@@ -76,7 +76,7 @@ class Context:
 
     @property
     def output(self) -> Any:
-        """The forward's result with its History, inside backward (None in a no_grad context)."""
+        """The forward's result with its History, for backward (None in a no_grad context)."""
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
         history = None if self._history is None else self._history()
