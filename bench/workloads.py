@@ -163,7 +163,7 @@ WORKLOADS: dict[str, Workload] = {w.key: w for w in (
              targets=(Target(TL, TORCH, 0.5), Target(TL, NUMPY, 2.0)),
              ratios=((TL, TORCH), (TL, NUMPY)), gpu=True),
     Workload("W2", "MLP step 784-512-512-10, ReLU, batch 256, float32, cross-entropy, SGD", "ms/step",
-             1e3, w2_data, (TL, TORCH, NUMPY), reps=40, quick_reps=8,
+             1e3, w2_data, (TL, TORCH, NUMPY), reps=40, quick_reps=8, inner=4, quick_inner=2,
              targets=(Target(TL, NUMPY, 1.05),), ratios=((TL, TORCH), (TL, NUMPY)), gpu=True, tolerance=2e-4),
     Workload("W3", "big elementwise: 4M float32, (tanh(x*w)*sigmoid(x)+exp(-x*x)).sum()", "ms",
              1e3, w3_data, (TL, TORCH, NUMPY), reps=20, quick_reps=3,
