@@ -121,11 +121,12 @@ class Backend:
         return self.immutable
 
     def masked(self, values: Any, mask: Any) -> Any:
-        """`values` where the boolean `mask` holds, else 0 (so a NaN stays NaN).
+        """`values` times the boolean `mask`: the values where it holds, 0 elsewhere.
 
-        The standard has no arithmetic between booleans and floats, so the
-        mask is cast first; NumPy multiplies by a boolean array directly,
-        one pass fewer (its backend says so).
+        A multiply, not a select: a NaN or infinite value gives NaN even where
+        the mask is False. The standard has no arithmetic between booleans
+        and floats, so the mask is cast first; NumPy multiplies by a boolean
+        array directly, one pass fewer (its backend says so).
         """
         return values * self.xp.astype(mask, values.dtype)
 
