@@ -135,7 +135,7 @@ def test_cli_exits_1_and_names_the_planted_op(monkeypatch, capsys):
 # ----------------------------------------------------------------- coverage
 NOT_OPS = {
     "data", "backend", "requires_grad", "history", "shape", "ndim", "dtype", "device", "size", "is_leaf",
-    "grad", "requires_grad_", "parents", "is_constant", "retains_grad", "chain_rule", "accumulate_derivative",
+    "grad", "requires_grad_", "parents", "retains_grad", "chain_rule", "accumulate_derivative",
     "graph_node", "add_gradients", "add_gradient_into", "seed_derivative", "backward", "retain_grad", "zero_grad_",
     "item", "tolist", "numpy",
 }

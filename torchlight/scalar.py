@@ -334,9 +334,6 @@ class Value:
     def is_leaf(self) -> bool:
         return self._op is None
 
-    def is_constant(self) -> bool:
-        return not self.requires_grad
-
     def chain_rule(self, d_output: float, retain_graph: bool = True) -> tuple[tuple[Value, float], ...]:
         """(input, gradient) pairs for the inputs that need one."""
         a, b, op = self._a, self._b, self._op

@@ -205,9 +205,6 @@ class Tensor:
         history = self.history
         return () if history is None else history.parents
 
-    def is_constant(self) -> bool:
-        return not self.requires_grad
-
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad

@@ -155,9 +155,6 @@ class History:
     def graph_node(self) -> History:
         return self
 
-    def is_constant(self) -> bool:
-        return False
-
     def chain_rule(self, d_output: Any, retain_graph: bool = True) -> list[tuple[Any, Any]]:
         """(input, gradient) pairs, each summed back to its input's shape and cast to its dtype."""
         ctx, fn, inputs = self.ctx, self.last_fn, self.inputs
