@@ -151,10 +151,6 @@ class History:
         shape = "" if self.shape is None else f", shape={tuple(self.shape)}, dtype={self.dtype}"
         return f"History(last_fn={name}, inputs={len(self.inputs)}{shape}{freed})"
 
-    @property
-    def graph_node(self) -> History:
-        return self
-
     def chain_rule(self, d_output: Any, retain_graph: bool = True) -> list[tuple[Any, Any]]:
         """(input, gradient) pairs, each summed back to its input's shape and cast to its dtype."""
         ctx, fn, inputs = self.ctx, self.last_fn, self.inputs
