@@ -134,7 +134,8 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         d = pop(key, None)
         if d is None:
             continue
-        owned.discard(id(d))  # passed on from here: no longer the engine's alone
+        if owned:
+            owned.discard(id(d))  # passed on from here: no longer the engine's alone
         leaf = node.is_leaf
         if captured is not None:
             if key in captured:
