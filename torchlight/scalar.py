@@ -339,12 +339,7 @@ class Value:
         a, b, op = self._a, self._b, self._op
         if b is None:
             return ((a, op.vjp(d_output, self.data, a.data)),)
-        if op is add:  # the two commonest ops inline: no vjp call
-            da = db = d_output
-        elif op is mul:
-            da, db = d_output * b.data, d_output * a.data
-        else:
-            da, db = op.vjp(d_output, self.data, a.data, b.data)
+        da, db = _binary_vjp(op, d_output, self.data, a.data, b.data)
         if not b.requires_grad:
             return ((a, da),)
         if not a.requires_grad:
@@ -572,6 +567,15 @@ def backward(v: Value) -> None:
         raise
 
 
+def _binary_vjp(op: ScalarFunction, d: float, out: float, a: float, b: float) -> tuple[float, float]:
+    """The two input gradients of a binary node; add and mul inline (no vjp call for the commonest ops)."""
+    if op is add:
+        return d, d
+    if op is mul:
+        return d * b, d * a
+    return op.vjp(d, out, a, b)
+
+
 def _propagate(order: list[Value]) -> None:
     """Add each node's `grad` times its local derivatives into its inputs' `grad`."""
     for node in order:
@@ -583,12 +587,7 @@ def _propagate(order: list[Value]) -> None:
             if a.requires_grad:
                 a.grad += op.vjp(d, node.data, a.data)
             continue
-        if op is add:  # the two commonest ops inline, as in chain_rule: no vjp call
-            da = db = d
-        elif op is mul:
-            da, db = d * b.data, d * a.data
-        else:
-            da, db = op.vjp(d, node.data, a.data, b.data)
+        da, db = _binary_vjp(op, d, node.data, a.data, b.data)
         if a.requires_grad:
             a.grad += da
         if b.requires_grad:
