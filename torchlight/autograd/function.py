@@ -51,7 +51,7 @@ class Context:
     says whether input i wants a gradient.
     """
 
-    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history",
+    __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
                  "__dict__")
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
@@ -60,7 +60,7 @@ class Context:
         self.needs_input_grad: tuple[bool, ...] = ()
         self.released = False
         self._output_data: Any = None
-        self._history: Any = None  # a weak reference to the History of the result, when kept
+        self._history_ref: Any = None  # a weak reference to the History of the result, when kept
 
     def save_for_backward(self, *values: Any) -> None:
         """Stash values for backward (ignored when this context is no_grad)."""
@@ -79,7 +79,7 @@ class Context:
         """The forward's result with its History, for backward (None in a no_grad context)."""
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
-        history = None if self._history is None else self._history()
+        history = None if self._history_ref is None else self._history_ref()
         if history is None or self._output_data is None:
             if self.no_grad:
                 return None
@@ -262,7 +262,7 @@ class Function:
             keeps = _keeps_output(cls)
         if keeps:
             ctx._output_data = data
-            ctx._history = weakref.ref(history)
+            ctx._history_ref = weakref.ref(history)
         return result
 
 
