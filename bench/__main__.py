@@ -1,5 +1,8 @@
 """`python -m bench`: time torchlight against PyTorch, NumPy by hand and micrograd.
 
+Also timed: the minimal tape (bench/peers/minimal_tape.py), the floor of a
+Python tape's bookkeeping, so that a target can be read against it.
+
 Usage (the OpenBLAS variables some machines set slow NumPy down; unset them
 for the benchmark only):
 
@@ -29,7 +32,7 @@ import numpy as np
 from bench import report
 from bench.peers import Env
 from bench.timing import agreement, describe, peak_extra_bytes, round_robin
-from bench.workloads import MICROGRAD, NUMPY, TL, TL_0D, TL_SCALAR, TORCH, WORKLOADS, Workload
+from bench.workloads import MICROGRAD, MINTAPE, NUMPY, TL, TL_0D, TL_SCALAR, TORCH, WORKLOADS, Workload
 
 HERE = Path(__file__).resolve().parent
 INSTALL = {TORCH: "pip install torch==2.13.0 (the CPU build; see bench/requirements.txt)",
@@ -87,6 +90,9 @@ def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
             elif name == MICROGRAD:
                 from bench.peers import micrograd_peer
                 peers[name] = micrograd_peer.make
+            elif name == MINTAPE:
+                from bench.peers import minimal_tape
+                peers[name] = minimal_tape.make
         except ImportError as exc:
             peers[name] = f"not installed ({INSTALL.get(name, exc)})"
     return peers

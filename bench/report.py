@@ -12,7 +12,7 @@ import statistics
 from typing import Any
 
 from bench.timing import Timing
-from bench.workloads import Workload
+from bench.workloads import MINTAPE, NUMPY, TORCH, Workload
 
 
 def pair_ratio(a: Timing, b: Timing) -> tuple[float, float, float] | None:
@@ -97,14 +97,14 @@ def text_table(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _cell(fw: dict[str, Any], *names: str) -> str:
-    """Medians of `names` for one Markdown cell (named when there are several)."""
+def _cell(fw: dict[str, Any], *names: str, named: bool = False) -> str:
+    """Medians of `names` for one Markdown cell (named when there are several, or when `named`)."""
     parts = []
     for n in names:
         if n in fw:
             r = fw[n]
             value = r["error"] if "error" in r else _num(r["median"])
-            parts.append(f"{n}: {value}" if len(names) > 1 or n.startswith("torchlight.") else value)
+            parts.append(f"{n}: {value}" if named or len(names) > 1 or n.startswith("torchlight.") else value)
     return "<br>".join(parts)
 
 
@@ -118,10 +118,14 @@ def markdown(meta: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
               "| targets |", "|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         fw = s["frameworks"]
-        other = _cell(fw, *(n for n in fw if n == "micrograd"))
+        other = _cell(fw, *(n for n in fw if n not in (TORCH, NUMPY) and not n.startswith("torchlight")), named=True)
         lines.append(f"| {s['key']} | {s['unit']} | {_cell(fw, *(n for n in fw if n.startswith('torchlight')))} "
-                     f"| {_cell(fw, 'pytorch')} | {_cell(fw, 'numpy-by-hand')} | {other} "
+                     f"| {_cell(fw, TORCH)} | {_cell(fw, NUMPY)} | {other} "
                      f"| {'<br>'.join(ratio_text(s))} | {'<br>'.join(target_text(s))} |")
+    if any(MINTAPE in s["frameworks"] for s in summaries):
+        lines += ["", f"{MINTAPE}: the floor of a Python tape, not a competitor (bench/peers/minimal_tape.py): one "
+                  "`__slots__` object per op, one closure on raw arrays per op in backward, nothing else. "
+                  "A time target below it is out of reach of any Python tape built that way."]
     lines += ["", "## Details", ""]
     for s in summaries:
         lines += [f"### {s['key']}: {s['title']}", "", "| framework | median | min-max | peak extra memory "

@@ -1,7 +1,8 @@
-"""The benchmark stays runnable: torchlight agrees with the hand-written gradients.
+"""The benchmark stays runnable: torchlight and the minimal tape agree with the hand-written gradients.
 
-PyTorch and micrograd are not test dependencies, so only torchlight and the
-NumPy-by-hand reference run here, on the cheap workloads (about 1 s).
+PyTorch and micrograd are not test dependencies, so only torchlight, the
+minimal tape and the NumPy-by-hand reference run here, on the cheap
+workloads (about 1.5 s).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import numpy as np
 import pytest
 
 from bench import report
-from bench.peers import Env, numpy_hand, torchlight_peer
+from bench.peers import Env, minimal_tape, numpy_hand, torchlight_peer
 from bench.timing import Timing, agreement, round_robin
-from bench.workloads import WORKLOADS
+from bench.workloads import MINTAPE, NUMPY, TL, TORCH, WORKLOADS
 
 
 @pytest.mark.parametrize("key,scalar_engine", [("W1", False), ("W2", False), ("W4", True), ("W6", False)])
@@ -24,6 +25,39 @@ def test_torchlight_matches_hand_written_gradients(key: str, scalar_engine: bool
     got = torchlight_peer.make(key, data, env, scalar_engine=scalar_engine).grads()
     assert sorted(got) == sorted(reference)
     assert agreement(reference, got) <= w.tolerance
+
+
+def _small_w3_data() -> dict[str, np.ndarray]:
+    """W3's float32 data, 1,000 values instead of 4,000,000."""
+    rng = np.random.default_rng(3)
+    return {k: rng.standard_normal(1000, dtype=np.float32) for k in ("x", "w")}
+
+
+@pytest.mark.parametrize("key,data", [("W1", None), ("W3", _small_w3_data), ("W5", None)])
+def test_minimal_tape_matches_hand_written_gradients(key: str, data) -> None:
+    """The floor runs the shared expressions (W5: all 100,000 additions, no recursion) and gets them right."""
+    w = WORKLOADS[key]
+    data = (data or w.data)()
+    env = Env(xp=np)
+    reference = numpy_hand.make(key, data, env).grads()
+    case = minimal_tape.make(key, data, env)
+    got = case.grads()
+    assert sorted(got) == sorted(reference)
+    assert all(g.dtype == data[k].dtype for k, g in got.items())
+    assert agreement(reference, got) <= w.tolerance
+    assert agreement(reference, case.grads()) <= w.tolerance  # a second run does not accumulate
+
+
+def test_minimal_tape_frees_its_graph_and_sums_shared_inputs() -> None:
+    x = minimal_tape.Var(np.array([0.5, -1.0]))
+    y = (-x * x).exp() + x.tanh() * x.sigmoid()
+    z = y.sum()
+    z.backward()
+    s = 1.0 / (1.0 + np.exp(-x.data))
+    t = np.tanh(x.data)
+    want = -2.0 * x.data * np.exp(-x.data * x.data) + (1.0 - t * t) * s + t * s * (1.0 - s)
+    np.testing.assert_allclose(x.grad, want, rtol=1e-14)
+    assert z.parents is None and y.backward_fn is None and x.parents == ()
 
 
 def test_agreement_sees_a_wrong_gradient() -> None:
@@ -42,6 +76,19 @@ def test_ratios_are_taken_round_by_round_and_targets_judged() -> None:
     assert s["ratios"]["torchlight/numpy-by-hand"]["median"] == pytest.approx(1.0)
     assert [t["met"] for t in s["targets"]] == [True]
     assert "W6" in report.markdown({"command": "python -m bench"}, [s])
+
+
+def test_the_minimal_tape_is_reported_beside_the_others_without_a_target() -> None:
+    w = WORKLOADS["W1"]
+    timings = {TL: Timing([8.0, 8.0]), TORCH: Timing([6.0, 6.0]), NUMPY: Timing([2.0, 1.0]),
+               MINTAPE: Timing([3.0, 3.0])}
+    s = report.summarize(w, timings, {}, {})
+    assert s["ratios"][f"{MINTAPE}/{TORCH}"]["median"] == pytest.approx(0.5)
+    assert s["ratios"][f"{MINTAPE}/{NUMPY}"] == {"median": 2.25, "min": 1.5, "max": 3.0}
+    assert all(MINTAPE not in t["what"] for t in s["targets"])
+    row = next(line for line in report.markdown({"command": "python -m bench"}, [s]).splitlines()
+               if line.startswith("| W1 "))
+    assert f"| {MINTAPE}: {3.0 * w.per_run:.0f} |" in row and f"{MINTAPE}/{TORCH} = 0.50x" in row
 
 
 def test_round_robin_records_a_failing_case() -> None:
