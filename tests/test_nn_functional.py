@@ -112,6 +112,24 @@ def test_cross_entropy_gradient_is_softmax_minus_one_hot(backend):
     assert gradgradcheck(lambda a: F.cross_entropy(a, labels(backend, y)), t)
 
 
+def test_cross_entropy_is_one_node_whose_second_derivative_is_the_softmax_jacobian(backend):
+    """The loss is one CrossEntropy node; with create_graph its gradient (recomputed with Softmax, not
+    the softmax kept by the forward) differentiates to diag(p) - p p^T per row."""
+    from torchlight.autograd import functions as AF
+
+    x = RNG.standard_normal((3, 4))
+    v = RNG.standard_normal((3, 4))
+    y = np.array([1, 3, 0])
+    t = make(backend, x)
+    loss = F.cross_entropy(t, labels(backend, y), reduction="sum")
+    assert loss.history.inputs[0].last_fn is AF.CrossEntropy
+    (g,) = tl.autograd.grad(loss, t, create_graph=True)
+    (g * make(backend, v, requires_grad=False)).sum().backward()
+    p = np.exp(ref_log_softmax(x, 1))
+    np.testing.assert_allclose(g.detach().numpy(), p - np.eye(4)[y], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(t.grad.numpy(), p * v - p * (p * v).sum(1, keepdims=True), rtol=1e-12, atol=1e-15)
+
+
 def test_nll_loss_on_spatial_and_unbatched_inputs(backend):
     x = RNG.standard_normal((2, 3, 2, 2))
     y = RNG.integers(0, 3, size=(2, 2, 2))

@@ -761,13 +761,46 @@ class TakeAlongAxis(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         shape, index, axis = ctx.saved_tensors
-        xp = g.backend.xp
-        n = shape[axis]
-        columns = xp.arange(n, dtype=index.dtype, device=g.device)
-        columns = xp.reshape(columns, (n,) + (1,) * (index.ndim - axis - 1))
-        mask = xp.astype(xp.expand_dims(index, axis=axis + 1) == columns, g.dtype)
-        spread = g.reshape(g.shape[: axis + 1] + (1,) + g.shape[axis + 1:]) * _const(g, mask)
+        mask = one_hot(g.backend.xp.expand_dims(index, axis=axis + 1), shape[axis], axis + 1, g)
+        spread = g.reshape(g.shape[: axis + 1] + (1,) + g.shape[axis + 1:]) * mask
         return spread.sum(axis), None, None
+
+
+def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
+    """`index == arange(n)` along `axis` (where `index` has size 1), as a constant of `like`'s dtype."""
+    xp = like.backend.xp
+    columns = xp.reshape(xp.arange(n, dtype=index.dtype, device=like.device), (n,) + (1,) * (index.ndim - axis - 1))
+    return _const(like, xp.astype(index == columns, like.dtype))
+
+
+class CrossEntropy(Function):
+    """Softmax cross-entropy of class labels along `axis`, unreduced: logsumexp(z) - z[label].
+
+    `index` holds the labels with a size-1 `axis` (as `take_along_axis`
+    wants them). One node instead of log_softmax, a gather and a negation,
+    and one backward formula, (softmax(z) - one_hot(label)) * g. The
+    forward keeps the softmax it computes on the way; with `create_graph`
+    the backward makes it again with `Softmax`, so that it is differentiable.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, z: Any, index: Any, axis: int) -> Any:
+        xp = z.backend.xp
+        shifted = z.data - xp.max(z.data, axis=axis, keepdims=True)
+        e = xp.exp(shifted)
+        total = xp.sum(e, axis=axis, keepdims=True)
+        loss = xp.log(total) - xp.take_along_axis(shifted, index, axis=axis)
+        ctx.save_for_backward(z, index, axis, e / total)
+        return xp.squeeze(loss, axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        from torchlight import grad_mode
+
+        z, index, axis, softmax = ctx.saved_tensors
+        p = Softmax.apply(z, axis) if grad_mode.is_grad_enabled() else _const(z, softmax)
+        spread = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
+        return (p - one_hot(index, z.shape[axis], axis, z)) * spread, None, None
 
 
 def _pad_axis(xp: Any, data: Any, axis: int, before: int, after: int, value: float) -> Any:

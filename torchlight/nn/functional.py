@@ -169,27 +169,44 @@ def nll_loss(log_probs: Tensor, target: Any, reduction: str = "mean") -> Tensor:
 
 
 def _nll(log_probs: Tensor, target: Any, reduction: str, op: str) -> Tensor:
-    _check_float(log_probs, op)
-    _check_reduction(reduction, op)
-    if log_probs.ndim == 0:
-        raise ValueError(f"{op}: the input must have a class axis, not shape {log_probs.shape}")
-    axis = 0 if log_probs.ndim == 1 else 1
-    target = _class_labels(target, log_probs, log_probs.shape[axis], op)
-    expected = log_probs.shape[:axis] + log_probs.shape[axis + 1:]
-    if target.shape != expected:
-        raise ValueError(f"{op}: input of shape {log_probs.shape} needs labels of shape {expected}, "
-                         f"got {target.shape}")
-    index = target.backend.xp.expand_dims(target.data, axis=axis)
+    index, axis = _label_index(log_probs, target, reduction, op)
     picked = fn.TakeAlongAxis.apply(log_probs, index, axis)
-    return _reduce(-picked.reshape(expected), reduction, op)
+    return _reduce(-picked.reshape(index.shape[:axis] + index.shape[axis + 1:]), reduction, op)
+
+
+def _label_index(scores: Tensor, target: Any, reduction: str, op: str) -> tuple[Any, int]:
+    """The checked labels as an index array with a size-1 class axis, and that axis."""
+    _check_float(scores, op)
+    _check_reduction(reduction, op)
+    if scores.ndim == 0:
+        raise ValueError(f"{op}: the input must have a class axis, not shape {scores.shape}")
+    axis = 0 if scores.ndim == 1 else 1
+    target = _class_labels(target, scores, scores.shape[axis], op)
+    expected = scores.shape[:axis] + scores.shape[axis + 1:]
+    if target.shape != expected:
+        raise ValueError(f"{op}: input of shape {scores.shape} needs labels of shape {expected}, "
+                         f"got {target.shape}")
+    return target.backend.xp.expand_dims(target.data, axis=axis), axis
 
 
 def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy on integer labels."""
-    _check_float(logits, "cross_entropy")
-    if logits.ndim == 0:
-        raise ValueError(f"cross_entropy: the input must have a class axis, not shape {logits.shape}")
-    return _nll(logits.log_softmax(0 if logits.ndim == 1 else 1), target, reduction, "cross_entropy")
+    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy on integer labels.
+
+    One graph node (`CrossEntropy`) whose gradient is softmax(logits) minus
+    the one-hot labels, rather than the chain log_softmax, gather, negate.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.nn import functional as F
+        >>> logits = tl.tensor([[2.0, 0.0], [0.0, 0.0]], requires_grad=True)
+        >>> loss = F.cross_entropy(logits, tl.tensor([0, 1]))
+        >>> round(loss.item(), 4)
+        0.41
+        >>> loss.backward(); logits.grad.numpy().round(4).tolist()
+        [[-0.0596, 0.0596], [0.25, -0.25]]
+    """
+    index, axis = _label_index(logits, target, reduction, "cross_entropy")
+    return _reduce(fn.CrossEntropy.apply(logits, index, axis), reduction, "cross_entropy")
 
 
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
