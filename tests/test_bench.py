@@ -100,3 +100,15 @@ def test_round_robin_records_a_failing_case() -> None:
     out = round_robin({"ok": Case(lambda: None, dict), "bad": Case(boom, dict)}, reps=2, inner=1)
     assert len(out["ok"].seconds) == 2
     assert out["bad"].error.startswith("RecursionError")
+
+
+@pytest.mark.parametrize("name", ["bench.workloads", "bench.timing", "bench.report", "bench.peers.numpy_hand",
+                                  "bench.peers.torchlight_peer", "bench.peers.minimal_tape",
+                                  "bench.peers.scalar_mlp"])
+def test_docstring_examples(name):
+    """The bench's docstring examples run (the peers that need torch or micrograd aside)."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

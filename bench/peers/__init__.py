@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 
 @dataclass
 class Case:
@@ -45,5 +47,5 @@ class Env:
     """
 
     backend: str = "numpy"
-    xp: Any = None
+    xp: Any = np
     sync: Callable[[], None] = lambda: None
