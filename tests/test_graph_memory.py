@@ -129,6 +129,30 @@ def test_saves_output_is_detected_from_backward_or_declared():
     np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5]), rtol=1e-12)
 
 
+def test_a_function_class_is_not_kept_alive_by_the_library():
+    """A Function class made on the fly (in a loop, a closure) is freed with its last use."""
+    def make():
+        class Local(Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a.backend.xp.exp(a.data)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.output
+
+        return Local
+
+    cls = make()
+    x = tl.tensor([0.5], requires_grad=True)
+    cls.apply(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.5]), rtol=1e-12)
+    ref = weakref.ref(cls)
+    del cls
+    gc.collect()
+    assert ref() is None
+
+
 def test_a_graph_node_says_what_it_stands_for():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()

@@ -199,11 +199,20 @@ class Function:
     written with Tensor ops so that `create_graph=True` can differentiate it.
 
     `saves_output` says whether the context keeps the forward's result for
-    `ctx.output`; None (the default) decides it once per class from whether
-    `backward`'s own code reads `ctx.output`.
+    `ctx.output`; None (the default) decides it once per class, when the
+    class is defined, from whether `backward`'s own code reads `ctx.output`.
     """
 
     saves_output: bool | None = None
+    _keeps_output = False  # `saves_output` resolved, per class, by __init_subclass__
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        keeps = cls.saves_output
+        if keeps is None:
+            code = getattr(cls.backward, "__code__", None)
+            keeps = code is None or "output" in code.co_names
+        cls._keeps_output = keeps
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -257,23 +266,7 @@ class Function:
         edges = tuple(edges)
         parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, result.backend)
-        keeps = _KEEPS_OUTPUT.get(cls)
-        if keeps is None:
-            keeps = _keeps_output(cls)
-        if keeps:
+        if cls._keeps_output:
             ctx._output_data = data
             ctx._history_ref = weakref.ref(history)
         return result
-
-
-_KEEPS_OUTPUT: dict[type, bool] = {}  # per Function class: does its context keep the forward's result?
-
-
-def _keeps_output(cls: type) -> bool:
-    """Whether `cls`'s context keeps its result for `ctx.output` (decided once per class)."""
-    keeps = cls.saves_output
-    if keeps is None:
-        code = getattr(cls.backward, "__code__", None)
-        keeps = code is None or "output" in code.co_names
-    _KEEPS_OUTPUT[cls] = keeps
-    return keeps
