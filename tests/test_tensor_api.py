@@ -147,6 +147,8 @@ def test_shape_methods_and_aliases(backend, device):
     assert x[:, :1].expand(-1, 4).shape == (2, 4)
     s = tl.tensor(3.0, backend=backend, device=device)
     assert s.T.shape == () and s.reshape(1, 1).shape == (1, 1)
+    with pytest.raises(IndexError, match=r"mT: a batch of matrices needs 2 or more dimensions.*\(3,\)"):
+        _ = tl.tensor([1.0, 2.0, 3.0], backend=backend, device=device).mT
 
 
 def test_reductions_with_dims_and_keepdim(backend, device):

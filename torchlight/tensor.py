@@ -584,7 +584,10 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dimensions swapped (a batch of matrices transposed)."""
-        return self.transpose(-2, -1)
+        n = self.data.ndim
+        if n < 2:
+            raise IndexError(f"mT: a batch of matrices needs 2 or more dimensions; this tensor has shape {self.shape}")
+        return F.Permute.apply(self, (*range(n - 2), n - 1, n - 2))
 
     def reshape(self, *shape: int) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -81,16 +81,20 @@ def sum_to(g: Any, shape: tuple[int, ...], op: str = "backward") -> Any:
 
 def matmul(a: Any, b: Any) -> Any:
     """`a @ b` with its shapes checked first (names both on a mismatch)."""
-    from torchlight.tensor import broadcast_shapes, check_same_backend
+    if a.backend is not b.backend or a.backend.multi_device:
+        from torchlight.tensor import check_same_backend
 
-    check_same_backend("MatMul", a, b)
-    if a.ndim == 0 or b.ndim == 0:
+        check_same_backend("MatMul", a, b)
+    sa, sb = a.data.shape, b.data.shape
+    if not sa or not sb:
         raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: 0-d tensors cannot be matrix-multiplied")
-    k_a = a.shape[-1]
-    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    k_a = sa[-1]
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
     if k_a != k_b:
         raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: inner dimensions {k_a} and {k_b} differ")
-    if a.ndim > 2 and b.ndim > 2:
+    if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
+        from torchlight.tensor import broadcast_shapes
+
         broadcast_shapes("MatMul", a.shape[:-2], b.shape[:-2])
     return MatMul.apply(a, b)
 
