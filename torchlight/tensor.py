@@ -21,6 +21,7 @@ import numpy as np
 from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import run_backward
+from torchlight.autograd.functions import broadcast_shapes
 from torchlight.backends import Backend, BackendError
 
 NOT_A_LEAF = (
@@ -43,19 +44,6 @@ def check_same_backend(op: str, a: Tensor, b: Tensor) -> None:
             f"{op}: tensors on two devices, {da} and {db} (backend {a.backend.name!r}); "
             f"move one with .to(device=...) first"
         )
-
-
-def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
-    """The broadcast shape of `a` and `b`, or a ValueError naming `op` and both."""
-    ndim = max(len(a), len(b))
-    a1 = (1,) * (ndim - len(a)) + tuple(a)
-    b1 = (1,) * (ndim - len(b)) + tuple(b)
-    out = []
-    for m, n in zip(a1, b1):
-        if m != n and m != 1 and n != 1:
-            raise ValueError(f"{op}: shapes {tuple(a)} and {tuple(b)} cannot be broadcast together")
-        out.append(n if m == 1 else m)
-    return tuple(out)
 
 
 _NUMBERS: dict[tuple, Any] = {}

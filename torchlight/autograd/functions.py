@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from torchlight import grad_mode
 from torchlight.autograd.function import Context, Function
 
 
@@ -57,13 +58,24 @@ def resolve_shape(shape: Sequence[int], old: tuple[int, ...]) -> tuple[int, ...]
     return shape
 
 
+def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
+    """The broadcast shape of `a` and `b`, or a ValueError naming `op` and both."""
+    ndim = max(len(a), len(b))
+    a1 = (1,) * (ndim - len(a)) + tuple(a)
+    b1 = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for m, n in zip(a1, b1):
+        if m != n and m != 1 and n != 1:
+            raise ValueError(f"{op}: shapes {tuple(a)} and {tuple(b)} cannot be broadcast together")
+        out.append(n if m == 1 else m)
+    return tuple(out)
+
+
 def index_key(key: Any, like: Any) -> Any:
     """An index with Tensors unwrapped and lists made arrays of `like`'s backend."""
-    from torchlight.tensor import Tensor
-
     if isinstance(key, tuple):
         return tuple(index_key(k, like) for k in key)
-    if isinstance(key, Tensor):
+    if getattr(key, "_is_tensor", False):
         return key.data
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
         return like.backend.asarray(key, device=like.device)
@@ -93,8 +105,6 @@ def matmul(a: Any, b: Any) -> Any:
     if k_a != k_b:
         raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: inner dimensions {k_a} and {k_b} differ")
     if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
-        from torchlight.tensor import broadcast_shapes
-
         broadcast_shapes("MatMul", a.shape[:-2], b.shape[:-2])
     return MatMul.apply(a, b)
 
@@ -311,7 +321,6 @@ class Zip(Function):
 
 def _partial(fn: Any, i: int, args: tuple) -> Any:
     """d fn / d args[i] as a Tensor; by the scalar engine for a plain callable."""
-    from torchlight import grad_mode
     from torchlight.scalar import Value
 
     partials = getattr(fn, "partials", None)
@@ -628,8 +637,6 @@ class BroadcastView(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, shape: tuple[int, ...]) -> Any:
-        from torchlight.tensor import broadcast_shapes
-
         if broadcast_shapes("BroadcastView", a.shape, shape) != tuple(shape):
             raise ValueError(f"BroadcastView: a tensor of shape {a.shape} cannot be expanded to {tuple(shape)}")
         ctx.save_for_backward(a.shape)
@@ -799,8 +806,6 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        from torchlight import grad_mode
-
         z, index, axis, softmax = ctx.saved_tensors
         p = Softmax.apply(z, axis) if grad_mode.is_grad_enabled() else _const(z, softmax)
         spread = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
