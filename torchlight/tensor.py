@@ -278,10 +278,9 @@ class Tensor:
                 "backward: this tensor does not require grad and has no history "
                 "(make its leaves with requires_grad=True, outside tl.no_grad())"
             )
-        seed = self.seed_derivative(1.0 if grad is None else grad)
         if retain_graph is None:
             retain_graph = create_graph
-        run_backward([self], [seed], retain_graph=retain_graph, create_graph=create_graph)
+        run_backward([self], [1.0 if grad is None else grad], retain_graph=retain_graph, create_graph=create_graph)
 
     def retain_grad(self) -> Tensor:
         """Keep the gradient of this non-leaf in `.grad` on the next backward."""
@@ -589,6 +588,8 @@ class Tensor:
             shape = tuple(shape[0])
         shape = tuple(n if n != -1 else self.shape[i - len(shape) + self.ndim]
                       for i, n in enumerate(shape))
+        if broadcast_shapes("expand", self.shape, shape) != shape:
+            raise ValueError(f"expand: a tensor of shape {self.shape} cannot be expanded to {shape}")
         return F.BroadcastView.apply(self, shape)
 
     broadcast_to = expand
