@@ -251,12 +251,14 @@ class SumTo(Function):
     @staticmethod
     def forward(ctx: Context, g: Any, shape: tuple[int, ...]) -> Any:
         ctx.save_for_backward(g.shape)
-        data = g.data
+        xp, data = g.backend.xp, g.data
         lead = data.ndim - len(shape)
-        dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and data.shape[lead + i] != 1)
+        if lead:  # the leading axes go, the size-1 axes of `shape` stay: no reshape needed
+            data = xp.sum(data, axis=tuple(range(lead)))
+        dims = tuple(i for i, n in enumerate(shape) if n == 1 and data.shape[i] != 1)
         if dims:
-            data = g.backend.xp.sum(data, axis=dims, keepdims=True)
-        return g.backend.xp.reshape(data, shape)
+            data = xp.sum(data, axis=dims, keepdims=True)
+        return data
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
