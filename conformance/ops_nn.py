@@ -178,8 +178,10 @@ add("binary_cross_entropy_with_logits",
 add("linear", nnF.linear, lambda x, w, b=None: x @ w.T + (0.0 if b is None else b),
     (Case("bias", ((3, 4), (2, 4), (2,))), Case("no_bias", ((5, 3), (4, 3))),
      Case("batched", ((2, 3, 4), (2, 4), (2,))),
+     Case("unbatched", ((4,), (3, 4), (3,))),
+     Case("batched_no_bias", ((2, 2, 3), (4, 3))),
      Case("wrong_width", ((3, 5), (2, 4)), raises=ValueError, match="in_features=4")),
-    ("MatMul", "Permute"))
+    ("Linear",))
 add("conv2d", lambda x, w, b=None, stride=1, padding=0: nnF.conv2d(x, w, b, stride, padding), ref_conv2d,
     (Case("plain", ((2, 2, 4, 5), (3, 2, 2, 3), (3,))),
      Case("stride_padding", ((1, 2, 5, 5), (2, 2, 3, 3), (2,)), kwargs={"stride": 2, "padding": 1}),

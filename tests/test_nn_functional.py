@@ -130,6 +130,26 @@ def test_cross_entropy_is_one_node_whose_second_derivative_is_the_softmax_jacobi
     np.testing.assert_allclose(t.grad.numpy(), p * v - p * (p * v).sum(1, keepdims=True), rtol=1e-12, atol=1e-15)
 
 
+def test_linear_is_one_node_and_falls_back_for_a_bias_that_adds_axes(backend):
+    x = RNG.standard_normal((5, 3))
+    w = RNG.standard_normal((4, 3))
+    b = RNG.standard_normal(4)
+    tx, tw, tb = make(backend, x), make(backend, w), make(backend, b)
+    y = F.linear(tx, tw, tb)
+    assert y.history.last_fn.__name__ == "Linear"
+    np.testing.assert_allclose(y.numpy(), x @ w.T + b, rtol=1e-12)
+    y.sum().backward()
+    np.testing.assert_allclose(tx.grad.numpy(), np.ones((5, 4)) @ w, rtol=1e-12)
+    np.testing.assert_allclose(tw.grad.numpy(), np.ones((5, 4)).T @ x, rtol=1e-12)
+    np.testing.assert_allclose(tb.grad.numpy(), np.full(4, 5.0), rtol=1e-12)
+    wide = make(backend, RNG.standard_normal((2, 1, 4)))  # (2, 1, 4) + (4,) -> (2, 1, 4): more axes than x @ w.T
+    y = F.linear(make(backend, x[0]), tw, wide)
+    np.testing.assert_allclose(y.numpy(), x[0] @ w.T + wide.numpy(), rtol=1e-12)
+    assert gradcheck(lambda a, c: F.linear(a, tw, c), make(backend, x[0]), wide)
+    with pytest.raises(ValueError, match=r"linear: the weight must be 2-d .* \(3,\)"):
+        F.linear(tx, make(backend, w[0]))
+
+
 def test_nll_loss_on_spatial_and_unbatched_inputs(backend):
     x = RNG.standard_normal((2, 3, 2, 2))
     y = RNG.integers(0, 3, size=(2, 2, 2))

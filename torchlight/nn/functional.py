@@ -269,13 +269,32 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """x @ weight.T + bias, for weight of shape (out_features, in_features)."""
+    """x @ weight.T + bias, for weight of shape (out_features, in_features).
+
+    One graph node (`Linear`), with the bias added in place into the product
+    (as PyTorch's addmm), unless the bias would add axes to the result.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.nn import functional as F
+        >>> x = tl.tensor([[1.0, 2.0]], requires_grad=True)
+        >>> w = tl.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]], requires_grad=True)
+        >>> y = F.linear(x, w, tl.tensor([0.5, 0.5, 0.5], requires_grad=True))
+        >>> y.tolist(), y.history.last_fn.__name__
+        ([[1.5, 3.5, 4.5]], 'Linear')
+        >>> y.sum().backward(); x.grad.tolist(), w.grad.tolist()
+        ([[2.0, 3.0]], [[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]])
+    """
     _check_float(x, "linear")
+    if weight.ndim != 2:
+        raise ValueError(f"linear: the weight must be 2-d (out_features, in_features), not of shape {weight.shape}")
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: the input of shape {x.shape} has width {x.shape[-1] if x.ndim else None}, "
                          f"but the weight of shape {weight.shape} expects in_features={weight.shape[-1]}")
-    out = x @ weight.mT
-    return out if bias is None else out + bias
+    product = x.shape[:-1] + weight.shape[:1]
+    if bias is not None and fn.broadcast_shapes("linear", product, bias.shape) != product:
+        return x @ weight.mT + bias  # a bias that adds axes to the result: not one node
+    return fn.Linear.apply(x, weight, bias)
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
