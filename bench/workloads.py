@@ -87,6 +87,7 @@ def w1_data() -> dict[str, np.ndarray]:
 
 
 def w2_data() -> dict[str, np.ndarray]:
+    """Weights as nn layers keep them, (out_features, in_features): each peer's `linear` takes them as they are."""
     rng = _rng()
     sizes = (784, 512, 512, 10)
     data: dict[str, np.ndarray] = {
@@ -94,7 +95,7 @@ def w2_data() -> dict[str, np.ndarray]:
         "y": rng.integers(0, 10, 256),
     }
     for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]), start=1):
-        data[f"W{i}"] = (rng.standard_normal((n_in, n_out), dtype=np.float32) / np.float32(np.sqrt(n_in)))
+        data[f"W{i}"] = (rng.standard_normal((n_out, n_in), dtype=np.float32) / np.float32(np.sqrt(n_in)))
         data[f"b{i}"] = np.zeros(n_out, dtype=np.float32)
     return data
 

@@ -89,23 +89,23 @@ def w2(d: dict, env: Env) -> Case:
         return {k: xp.asarray(d[k]).copy() for k in ("W1", "b1", "W2", "b2", "W3", "b3")}
 
     def grads_of(p: dict[str, Any]) -> dict[str, Any]:
-        z1 = X @ p["W1"] + p["b1"]
+        z1 = X @ p["W1"].T + p["b1"]  # weights are (out, in), as nn layers keep them
         h1 = xp.maximum(z1, 0)
-        z2 = h1 @ p["W2"] + p["b2"]
+        z2 = h1 @ p["W2"].T + p["b2"]
         h2 = xp.maximum(z2, 0)
-        logits = h2 @ p["W3"] + p["b3"]
+        logits = h2 @ p["W3"].T + p["b3"]
         e = xp.exp(logits - logits.max(axis=1, keepdims=True))
         prob = e / e.sum(axis=1, keepdims=True)
         # loss = -mean(log(prob[rows, y])); its gradient in the logits:
         dz3 = prob
         dz3[rows, y] -= 1
         dz3 /= X.shape[0]
-        dh2 = dz3 @ p["W3"].T
+        dh2 = dz3 @ p["W3"]
         dz2 = dh2 * (z2 > 0)
-        dh1 = dz2 @ p["W2"].T
+        dh1 = dz2 @ p["W2"]
         dz1 = dh1 * (z1 > 0)
-        return {"W3": h2.T @ dz3, "b3": dz3.sum(axis=0), "W2": h1.T @ dz2, "b2": dz2.sum(axis=0),
-                "W1": X.T @ dz1, "b1": dz1.sum(axis=0)}
+        return {"W3": dz3.T @ h2, "b3": dz3.sum(axis=0), "W2": dz2.T @ h1, "b2": dz2.sum(axis=0),
+                "W1": dz1.T @ X, "b1": dz1.sum(axis=0)}
 
     params = fresh()
 

@@ -36,9 +36,10 @@ def w2(d: dict, env: Env) -> Case:
     y = torch.tensor(d["y"], device=device(env))
 
     def loss(W1, b1, W2, b2, W3, b3) -> torch.Tensor:  # noqa: ANN001
-        h1 = torch.relu(X @ W1 + b1)
-        h2 = torch.relu(h1 @ W2 + b2)
-        return torch.nn.functional.cross_entropy(h2 @ W3 + b3, y)
+        linear = torch.nn.functional.linear
+        h1 = torch.relu(linear(X, W1, b1))
+        h2 = torch.relu(linear(h1, W2, b2))
+        return torch.nn.functional.cross_entropy(linear(h2, W3, b3), y)
 
     params = _leaves(d, names, env)
 

@@ -37,9 +37,10 @@ def w2(d: dict, env: Env) -> Case:
     y = tl.tensor(env.xp.asarray(d["y"]), backend=env.backend)
 
     def loss(W1: Any, b1: Any, W2: Any, b2: Any, W3: Any, b3: Any) -> tl.Tensor:
-        h1 = (X @ W1 + b1).relu()
-        h2 = (h1 @ W2 + b2).relu()
-        return tl.nn.functional.cross_entropy(h2 @ W3 + b3, y)
+        linear = tl.nn.functional.linear
+        h1 = linear(X, W1, b1).relu()
+        h2 = linear(h1, W2, b2).relu()
+        return tl.nn.functional.cross_entropy(linear(h2, W3, b3), y)
 
     params = _leaves({k: d[k].copy() for k in names}, names, env)
 
