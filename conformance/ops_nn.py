@@ -222,8 +222,9 @@ add("dropout", lambda x, p, seed: nnF.dropout(x, p, True, np.random.default_rng(
 
 # ------------------------------------------------- Fold (backward-only Function)
 def ref_fold(g: np.ndarray, *, shape: tuple[int, ...], kernel: tuple[int, int],
-             stride: tuple[int, int]) -> np.ndarray:
+             stride: tuple[int, int], window_axis: int = -1) -> np.ndarray:
     (kh, kw), (sh, sw) = kernel, stride
+    g = np.moveaxis(g, 0, -1) if window_axis == 0 else g
     out = np.zeros(shape)
     for r in range(g.shape[-3]):
         for s in range(g.shape[-2]):
@@ -232,7 +233,10 @@ def ref_fold(g: np.ndarray, *, shape: tuple[int, ...], kernel: tuple[int, int],
 
 
 OPS.append(OpInfo(
-    "Fold", lambda g, shape, kernel, stride: AF.Fold.apply(g, shape, kernel, stride), ref_fold,
+    "Fold", lambda g, shape, kernel, stride, window_axis=-1: AF.Fold.apply(g, shape, kernel, stride, window_axis),
+    ref_fold,
     (Case("overlapping", ((1, 2, 3, 3, 4),), kwargs={"shape": (1, 2, 4, 4), "kernel": (2, 2), "stride": (1, 1)}),
-     Case("strided", ((2, 1, 2, 2, 6),), kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3)})),
+     Case("strided", ((2, 1, 2, 2, 6),), kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3)}),
+     Case("windows_first", ((6, 2, 1, 2, 2),),
+          kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3), "window_axis": 0})),
     function="Fold", area="nn"))

@@ -26,6 +26,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import array_api_compat
+
 from torchlight import grad_mode
 from torchlight.autograd.function import Context, Function
 
@@ -860,11 +862,17 @@ def _pad_axis(xp: Any, data: Any, axis: int, before: int, after: int, value: flo
     return xp.concat([parts[0], data, parts[1]], axis=axis)
 
 
+def _writeable(array: Any) -> bool:
+    """Whether `array[key] = ...` works (not on JAX): then padding and folding write into one array."""
+    return array_api_compat.is_writeable_array(array)
+
+
 class Pad(Function):
     """Padding with `value` of the last `len(pads)` axes; `pads` is ((before, after), ...).
 
-    Built by concatenation (the standard has no `pad`); the backward slices
-    the padding off again.
+    The input is written into a `full` array of the padded shape where the
+    library's arrays are writeable, else (JAX) built by concatenation; the
+    backward slices the padding off again.
     """
 
     @staticmethod
@@ -872,9 +880,14 @@ class Pad(Function):
         xp = a.backend.xp
         data = a.data
         lead = a.ndim - len(pads)
+        ctx.save_for_backward(a.shape, pads)
+        shape = a.shape[:lead] + tuple(n + b + e for n, (b, e) in zip(a.shape[lead:], pads))
+        out = xp.full(shape, value, dtype=data.dtype, device=a.device)
+        if _writeable(out):
+            out[(...,) + tuple(slice(b, b + n) for (b, _), n in zip(pads, a.shape[lead:]))] = data
+            return out
         for k, (before, after) in enumerate(pads):
             data = _pad_axis(xp, data, lead + k, before, after, value)
-        ctx.save_for_backward(a.shape, pads)
         return data
 
     @staticmethod
@@ -893,24 +906,27 @@ def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[
 
 
 class Unfold(Function):
-    """The sliding (kh, kw) windows of an (N, C, H, W) array: (N, C, Ho, Wo, kh*kw).
+    """The sliding (kh, kw) windows of an (N, C, H, W) array, the kh*kw offsets on `window_axis`.
 
-    Gathered as kh*kw strided slices stacked on a new last axis (array API
-    only, no copies per output pixel); the backward is Fold, its transpose.
+    `window_axis` -1 gives (N, C, Ho, Wo, kh*kw), as a convolution's matmul
+    wants it; 0 gives (kh*kw, N, C, Ho, Wo), as pooling wants it (a max or
+    mean over a short last axis costs NumPy several times one over a
+    leading one). Gathered as kh*kw strided slices stacked on that axis
+    (array API only, no copies per output pixel); the backward is Fold.
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Any:
+    def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int], window_axis: int) -> Any:
         h, w = a.shape[-2:]
         out = ((h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1)
-        ctx.save_for_backward(a.shape, kernel, stride)
+        ctx.save_for_backward(a.shape, kernel, stride, window_axis)
         patches = [a.data[..., rows, cols] for rows, cols in _window_slices(kernel, stride, out)]
-        return a.backend.xp.stack(patches, axis=-1)
+        return a.backend.xp.stack(patches, axis=window_axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        shape, kernel, stride = ctx.saved_tensors
-        return Fold.apply(g, shape, kernel, stride), None, None
+        shape, kernel, stride, window_axis = ctx.saved_tensors
+        return Fold.apply(g, shape, kernel, stride, window_axis), None, None, None
 
 
 def _dilate(xp: Any, data: Any, axis: int, step: int) -> Any:
@@ -927,27 +943,38 @@ def _dilate(xp: Any, data: Any, axis: int, step: int) -> Any:
 
 class Fold(Function):
     """The transpose of Unfold: every window's values added back at its place
-    in an (N, C, H, W) array of `shape` (overlapping windows sum)."""
+    in an (N, C, H, W) array of `shape` (overlapping windows sum).
+
+    Where the library's arrays are writeable, each offset's values are added
+    in place into its strided slice of one zeros array; else (JAX) each is
+    dilated by the stride, padded to `shape` and summed.
+    """
 
     @staticmethod
     def forward(ctx: Context, g: Any, shape: tuple[int, ...], kernel: tuple[int, int],
-                stride: tuple[int, int]) -> Any:
+                stride: tuple[int, int], window_axis: int) -> Any:
         xp = g.backend.xp
+        ctx.save_for_backward(kernel, stride, window_axis)
+        spatial = g.ndim - 2 if window_axis == 0 else g.ndim - 3  # the axis of Ho in g
+        out = (g.shape[spatial], g.shape[spatial + 1])
+        parts = [g.data[k, ...] if window_axis == 0 else g.data[..., k] for k in range(kernel[0] * kernel[1])]
+        total = xp.zeros(shape, dtype=g.dtype, device=g.device)
+        if _writeable(total):
+            for part, (rows, cols) in zip(parts, _window_slices(kernel, stride, out)):
+                total[..., rows, cols] += part
+            return total
         h, w = shape[-2:]
-        ho, wo = g.shape[-3:-1]
-        ctx.save_for_backward(kernel, stride)
-        total = None
-        for k, (rows, cols) in enumerate(_window_slices(kernel, stride, (ho, wo))):
-            part = _dilate(xp, _dilate(xp, g.data[..., k], g.ndim - 3, stride[0]), g.ndim - 2, stride[1])
-            part = _pad_axis(xp, part, g.ndim - 3, rows.start, h - rows.start - part.shape[-2], 0.0)
-            part = _pad_axis(xp, part, g.ndim - 2, cols.start, w - cols.start - part.shape[-1], 0.0)
-            total = part if total is None else total + part
+        for part, (rows, cols) in zip(parts, _window_slices(kernel, stride, out)):
+            part = _dilate(xp, _dilate(xp, part, part.ndim - 2, stride[0]), part.ndim - 1, stride[1])
+            part = _pad_axis(xp, part, part.ndim - 2, rows.start, h - rows.start - part.shape[-2], 0.0)
+            part = _pad_axis(xp, part, part.ndim - 1, cols.start, w - cols.start - part.shape[-1], 0.0)
+            total = total + part
         return total
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
-        kernel, stride = ctx.saved_tensors
-        return Unfold.apply(h, kernel, stride), None, None, None
+        kernel, stride, window_axis = ctx.saved_tensors
+        return Unfold.apply(h, kernel, stride, window_axis), None, None, None, None
 
 
 # ------------------------------------- functional transforms (torchlight.func)

@@ -324,7 +324,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     if bias is not None and bias.shape != (out_channels,):
         raise ValueError(f"{op}: the bias must have shape ({out_channels},), not {bias.shape}")
     ho, wo = _conv_out(x, weight, stride, padding)
-    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride)  # (N, C, Ho, Wo, kh*kw)
+    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride, -1)  # (N, C, Ho, Wo, kh*kw)
     columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
     out = columns @ weight.reshape(out_channels, channels * kh * kw).mT  # (N, Ho, Wo, O)
     if bias is not None:
@@ -349,7 +349,7 @@ def _pad2d(x: Tensor, padding: tuple[int, int], value: float) -> Tensor:
 
 
 def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str) -> Tensor:
-    """(N, C, Ho, Wo, kh*kw): the pooling windows of a padded (N, C, H, W) or (C, H, W) input."""
+    """(kh*kw, N, C, Ho, Wo): the pooling windows of a padded (N, C, H, W) or (C, H, W) input."""
     _check_float(x, op)
     if x.ndim not in (3, 4):
         raise ValueError(f"{op}: needs an input (N, C, H, W) or (C, H, W), got shape {x.shape}")
@@ -360,7 +360,7 @@ def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value:
         raise ValueError(f"{op}: padding {padding} must be at most half the kernel size {kernel}")
     if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, kernel)):
         raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input of shape {x.shape}")
-    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride)
+    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride, 0)
 
 
 def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
@@ -370,13 +370,13 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
     Tied maxima share the gradient evenly (the convention of `Tensor.max`).
     """
     windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d")
-    return windows.max(-1)
+    return windows.max(0)
 
 
 def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                padding: int | Sequence[int] = 0) -> Tensor:
     """The mean of each window (zero padding counted in the mean, as PyTorch's default)."""
-    return _pool_windows(x, kernel_size, stride, padding, 0.0, "avg_pool2d").mean(-1)
+    return _pool_windows(x, kernel_size, stride, padding, 0.0, "avg_pool2d").mean(0)
 
 
 def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
