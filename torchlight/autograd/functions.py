@@ -740,7 +740,7 @@ class Linear(Function):
     @staticmethod
     def forward(ctx: Context, x: Any, weight: Any, bias: Any) -> Any:
         ctx.save_for_backward(x, weight)
-        out = x.data @ weight.data.mT
+        out = x.data @ x.backend.xp.matrix_transpose(weight.data)  # (CuPy arrays have no .mT)
         if bias is None:
             return out
         if bias.dtype != out.dtype:
