@@ -881,9 +881,9 @@ class Pad(Function):
         data = a.data
         lead = a.ndim - len(pads)
         ctx.save_for_backward(a.shape, pads)
-        shape = a.shape[:lead] + tuple(n + b + e for n, (b, e) in zip(a.shape[lead:], pads))
-        out = xp.full(shape, value, dtype=data.dtype, device=a.device)
-        if _writeable(out):
+        if _writeable(data):  # (a read-only NumPy view takes the concatenation too: correct, a little slower)
+            shape = a.shape[:lead] + tuple(n + b + e for n, (b, e) in zip(a.shape[lead:], pads))
+            out = xp.full(shape, value, dtype=data.dtype, device=a.device)
             out[(...,) + tuple(slice(b, b + n) for (b, _), n in zip(pads, a.shape[lead:]))] = data
             return out
         for k, (before, after) in enumerate(pads):
