@@ -5,7 +5,9 @@ fresh arrays in place (as TanhBack and SigmoidBack do): these tests pin that
 the result keeps its relative accuracy in both tails (subnormals included)
 against a float64 or extended-precision reference, that no overflow warning
 appears (pytest runs with filterwarnings=error), and that no op writes into
-an input, a saved tensor or an incoming gradient. NumPy only; under a second.
+an input, a saved tensor or an incoming gradient; and that + - * /, which call
+their array kernel directly when nothing records, give what their Function
+gives. Under a second.
 """
 
 from __future__ import annotations
@@ -105,3 +107,39 @@ def test_the_backward_ops_write_only_into_their_own_result(back):
     assert not np.shares_memory(out, y.numpy()) and not np.shares_memory(out, g.numpy())
     expected = g_data * (1.0 - y_data**2) if back is TanhBack else g_data * y_data * (1.0 - y_data)
     np.testing.assert_allclose(out, expected, rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
+def test_an_operator_that_records_nothing_gives_what_its_function_gives(backend, op):
+    """+ - * / call the Function's array kernel directly when nothing is recorded: the same values,
+    dtypes (promotion included), broadcasting and shapes as Function.apply, and no History."""
+    import operator
+
+    from torchlight.autograd import functions as F
+
+    fn = {"+": F.Add, "-": F.Sub, "*": F.Mul, "/": F.Div}[op]
+    apply_op = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}[op]
+    rng = np.random.default_rng(7)
+    pairs = [(rng.standard_normal((3, 4)), rng.standard_normal((4,)) + 3.0, "float64", "float32"),
+             (rng.standard_normal((2, 1)), rng.standard_normal(()) + 3.0, "float32", "float32"),
+             (rng.standard_normal(5), np.arange(1, 6), "float64", "int64")]
+    for a_np, b_np, da, db in pairs:
+        a = tl.tensor(a_np, dtype=da, backend=backend)
+        b = tl.tensor(b_np, dtype=db, backend=backend)
+        for left, right in [(a, b), (b, a), (a, 2.5), (2.5, a)]:
+            lifted = [t if isinstance(t, tl.Tensor) else a._lift(t) for t in (left, right)]
+            try:
+                with tl.no_grad():
+                    reference = fn.apply(*lifted)
+            except TypeError:  # array_api_strict promotes no int with float: the operator refuses too
+                with pytest.raises(TypeError):
+                    apply_op(left, right)
+                continue
+            quiet = apply_op(left, right)
+            assert quiet.history is None and not quiet.requires_grad
+            assert quiet.shape == reference.shape and quiet.dtype == reference.dtype
+            np.testing.assert_array_equal(quiet.numpy(), reference.numpy())
+    leaf = tl.tensor([1.0, 2.0], requires_grad=True, backend=backend)
+    with tl.no_grad():
+        assert apply_op(leaf, leaf).history is None
+    assert apply_op(leaf, leaf).history.last_fn is fn

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight import grad_mode
 from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import run_backward
@@ -75,9 +76,15 @@ def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor
 
     A number or an array on the other side is lifted to a Tensor of this
     backend first; a shape mismatch is a ValueError naming the op and both
-    shapes (a 0-d operand broadcasts with anything).
+    shapes (a 0-d operand broadcasts with anything). When nothing is
+    recorded (no_grad, a backward without create_graph, constants) and
+    `fn` has an array `kernel`, the operator calls it directly: the same
+    result as `fn.apply`, without its bookkeeping (half the cost of a small
+    `g * y` in a backward).
     """
     name = fn.__name__
+    kernel = getattr(fn, "kernel", None)
+    state = grad_mode._state
 
     def operator(self: Tensor, other: Any) -> Tensor:
         if type(other) is not Tensor:
@@ -86,6 +93,10 @@ def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor
         shape_a, shape_b = a.data.shape, b.data.shape
         if shape_a != shape_b and shape_a and shape_b:
             broadcast_shapes(name, a.shape, b.shape)
+        if kernel is not None and not (state.enabled and (a.requires_grad or b.requires_grad)):
+            backend = a.backend
+            if b.backend is backend and not backend.multi_device:
+                return Tensor._wrap(kernel(a.data, b.data), backend)
         return fn.apply(a, b)
 
     return operator
