@@ -54,7 +54,7 @@ def topological_sort(variable: Any) -> list[Any]:
     """
     roots = list(variable) if isinstance(variable, (list, tuple)) else [variable]
     order: list[Any] = []
-    visited: set[int] = set()
+    visited: set[Any] = set()  # the nodes themselves: they hash by identity (no id() call per edge)
     stack = [r for r in reversed(roots) if r.requires_grad]
     push, pop, mark, emit = stack.append, stack.pop, visited.add, order.append
     while stack:
@@ -62,14 +62,13 @@ def topological_sort(variable: Any) -> list[Any]:
         if node is _EMIT:
             emit(pop())
             continue
-        key = id(node)
-        if key in visited:
+        if node in visited:
             continue
-        mark(key)
+        mark(node)
         push(node)
         push(_EMIT)
         for parent in reversed(node.parents):
-            if id(parent) not in visited and parent.requires_grad:
+            if parent not in visited and parent.requires_grad:
                 push(parent)
     return order
 
@@ -104,7 +103,9 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
 
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
           capture: Iterable[Any] | None, create_graph: bool = False) -> list[Any] | None:
-    grads: dict[int, Any] = {}
+    # Nodes (Histories, leaf Tensors, Values) hash by identity: they key the dicts
+    # themselves, with no id() call per edge.
+    grads: dict[Any, Any] = {}
     seed_ids = set()  # ids only: a seed is dropped, like any gradient, once passed on
     nodes = []
     for root, deriv in zip(roots, derivs):
@@ -112,54 +113,52 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         seed_ids.add(id(getattr(d, "data", d)))
         node = getattr(root, "graph_node", root)
         nodes.append(node)
-        grads[id(node)] = _add(grads.get(id(node)), d)
+        grads[node] = _add(grads.get(node), d)
     if capture is not None:
         capture = [getattr(c, "graph_node", c) for c in capture]
-    captured = None if capture is None else {id(c): c for c in capture}
+    captured = None if capture is None else set(capture)
     order = topological_sort(nodes)
     add, add_into = operator.add, None
     if not create_graph and nodes:
         add = getattr(roots[0], "add_gradients", add)
         add_into = getattr(roots[0], "add_gradient_into", None)
-    owned: set[int] = set()  # ids of sums the engine made (only it holds them): updated in place
+    owned: set[Any] = set()  # the sums the engine made (only it holds them): updated in place
     feeding = None if captured is None else _feeding(order, captured)
-    results: dict[int, Any] = {}
+    results: dict[Any, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)
     commit_nodes: list[Any] = []
     commit_grads: list[Any] = []
     pop, get = grads.pop, grads.get
     while order:
         node = order.pop()  # popped, not iterated: a finished node can be freed mid-walk
-        key = id(node)
-        d = pop(key, None)
+        d = pop(node, None)
         if d is None:
             continue
         if owned:
-            owned.discard(id(d))  # passed on from here: no longer the engine's alone
+            owned.discard(d)  # passed on from here: no longer the engine's alone
         leaf = node.is_leaf
         if captured is not None:
-            if key in captured:
-                results[key] = d
+            if node in captured:
+                results[node] = d
         elif leaf or node.retains_grad:
             commit_nodes.append(node)
             commit_grads.append(d)
-        if leaf or feeding is not None and key not in feeding:
+        if leaf or feeding is not None and node not in feeding:
             continue
         for parent, d_parent in node.chain_rule(d, retain_graph):
-            pkey = id(parent)
-            if feeding is None or pkey in feeding or pkey in captured:
-                total = get(pkey)  # _add inlined: this runs once per edge
+            if feeding is None or parent in feeding or parent in captured:
+                total = get(parent)  # _add inlined: this runs once per edge
                 if total is None:
-                    grads[pkey] = d_parent
-                elif add_into is not None and id(total) in owned:
+                    grads[parent] = d_parent
+                elif owned and total in owned:
                     add_into(total, d_parent)
                 else:
-                    total = grads[pkey] = add(total, d_parent)
+                    total = grads[parent] = add(total, d_parent)
                     if add_into is not None:
-                        owned.add(id(total))
+                        owned.add(total)
         d = total = d_parent = None  # let go before the next node's backward makes its arrays
     if captured is not None:
-        return [results.get(id(c)) for c in capture]
+        return [results.get(c) for c in capture]
     _commit(commit_nodes, commit_grads, seed_ids)
     return None
 
@@ -185,17 +184,17 @@ def _commit(nodes: list[Any], grads: list[Any], seed_ids: set[int]) -> None:
         handed.add(id(data))
 
 
-def _feeding(order: list[Any], captured: dict[int, Any]) -> set[int]:
-    """Ids of the nodes with a captured node among their ancestors.
+def _feeding(order: list[Any], captured: set[Any]) -> set[Any]:
+    """The nodes with a captured node among their ancestors.
 
     With `capture`, only these pass gradients on: the rest of the graph is
     neither run nor freed (as in PyTorch's autograd.grad), so a part that
     another computation still needs is left alone.
     """
-    feeding: set[int] = set()
+    feeding: set[Any] = set()
     for node in order:  # leaves first: a node's parents are settled before it
-        if any(id(p) in captured or id(p) in feeding for p in node.parents):
-            feeding.add(id(node))
+        if any(p in captured or p in feeding for p in node.parents):
+            feeding.add(node)
     return feeding
 
 
