@@ -292,3 +292,30 @@ def test_bad_inputs_raise_clear_errors(backend):
         F.dropout(x, 1.5)
     with pytest.raises(TypeError, match="floating-point dtype"):
         F.logsumexp(labels(backend, [1]))
+
+
+def test_cross_entropy_gradient_with_uint8_labels_and_more_classes_than_uint8_holds(backend):
+    # The one-hot of the backward counted classes in the labels' dtype: arange(300) in
+    # uint8 wraps at 256, so class 266 was taken for label 10 and got its gradient too.
+    if backend.name == "torch":
+        pytest.skip("torch's take_along_dim takes int64 indices only (as PyTorch's losses take int64 labels)")
+    z = RNG.standard_normal((2, 300))
+    target = np.array([10, 250], dtype=np.uint8)
+    for loss in (F.cross_entropy, lambda x, t: F.nll_loss(x.log_softmax(1), t)):
+        x = make(backend, z)
+        loss(x, tl.tensor(target, backend=backend)).backward()
+        p = np.exp(ref_log_softmax(z, 1))
+        expected = (p - np.eye(300)[target.astype(np.int64)]) / 2
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-10, atol=1e-14)
+
+
+def test_linear_lifts_a_number_list_or_array_bias_and_weight_as_before(backend):
+    # F.linear used to be `x @ weight.mT + bias`, which lifts what is not a Tensor;
+    # the one-node Linear read `bias.shape` and `.data` of whatever it was given.
+    xs, ws = RNG.standard_normal((2, 3)), RNG.standard_normal((4, 3))
+    for bias, b in ((0.5, 0.5), ([1.0, 2.0, 3.0, 4.0], np.arange(1.0, 5.0))):
+        x = make(backend, xs)
+        y = F.linear(x, ws, bias)
+        np.testing.assert_allclose(y.numpy(), xs @ ws.T + b, rtol=1e-12)
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.ones((2, 4)) @ ws, rtol=1e-12)

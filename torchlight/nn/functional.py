@@ -106,7 +106,9 @@ def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = 
     if not target.backend.xp.isdtype(target.dtype, "integral"):
         raise TypeError(f"{op}: {what} must have an integer dtype, not {target.dtype}")
     xp = target.backend.xp
-    bad = (target.data < 0) | (target.data >= classes)
+    bad = target.data < 0
+    if classes <= xp.iinfo(target.dtype).max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
+        bad = bad | (target.data >= classes)
     if target.size and bool(xp.any(bad)):
         values = target.numpy().reshape(-1)
         wrong = sorted({int(v) for v in values if not 0 <= v < classes})
@@ -286,6 +288,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         ([[2.0, 3.0]], [[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]])
     """
     _check_float(x, "linear")
+    weight = _lift(weight, x)  # a number, list or array: a Tensor of x's backend (as `x @ w + b` lifted them)
+    if bias is not None:
+        bias = _lift(bias, x)
     if weight.ndim != 2:
         raise ValueError(f"linear: the weight must be 2-d (out_features, in_features), not of shape {weight.shape}")
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
