@@ -448,3 +448,18 @@ def test_a_forward_that_stashes_on_a_no_grad_context_pins_nothing_past_the_next_
     assert not grad_mode._state.quiet_context.__dict__
     Stash.apply(x).sum().backward()  # with grad, the context is the op's own
     np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.exp([0.5, 1.0]), rtol=1e-12)
+
+
+def test_a_tensor_subclass_that_defines_eq_still_backpropagates():
+    """The engine keys nodes by identity; a subclass defining __eq__ keeps Tensor's identity hash."""
+    class Named(tl.Tensor):
+        __slots__ = ()
+
+        def __eq__(self, other):
+            return tl.Tensor.__eq__(self, other)
+
+    base = tl.tensor([1.0, 2.0])
+    n = Named(base.data, base.backend, requires_grad=True)
+    (n * n).sum().backward()
+    np.testing.assert_allclose(n.grad.numpy(), [2.0, 4.0], rtol=0)
+    assert (n == n).tolist() == [True, True]

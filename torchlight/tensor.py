@@ -420,6 +420,13 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Keep the identity hash in subclasses: one that defines `__eq__` loses `__hash__`
+        (Python's rule), and the engine keys the graph's nodes by the nodes themselves."""
+        super().__init_subclass__(**kwargs)
+        if cls.__hash__ is None:
+            cls.__hash__ = object.__hash__
+
     # ---------------------------------------------------------------- helpers
     def _lift(self, other: Any) -> Tensor:
         """`other` as a Tensor of this backend; numbers take this tensor's dtype.

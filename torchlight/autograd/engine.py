@@ -6,6 +6,8 @@ Both kinds of node speak one small Variable protocol:
 - `requires_grad` (False for a constant), `is_leaf` (a property), `retains_grad`;
 - `chain_rule(d_output, retain_graph)`: pairs `(parent, d_parent)`;
 - `accumulate_derivative(d)` and `seed_derivative(deriv)`;
+- hashing by identity (the default for a class without `__eq__`): the
+  sort and the walk key their sets and dicts by the nodes themselves;
 - optionally `graph_node`: the object that stands for a root or a captured
   node in its consumers' inputs (a non-leaf Tensor's History), so that
   each node is walked once; a node without it stands for itself;
