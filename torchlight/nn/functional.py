@@ -188,7 +188,11 @@ def _label_index(scores: Tensor, target: Any, reduction: str, op: str) -> tuple[
     if target.shape != expected:
         raise ValueError(f"{op}: input of shape {scores.shape} needs labels of shape {expected}, "
                          f"got {target.shape}")
-    return target.backend.xp.expand_dims(target.data, axis=axis), axis
+    xp = target.backend.xp
+    index = xp.expand_dims(target.data, axis=axis)
+    if index.dtype != xp.int64:  # any integer labels: torch's take_along_dim takes int64 indices only
+        index = xp.astype(index, xp.int64)
+    return index, axis
 
 
 def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
