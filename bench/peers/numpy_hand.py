@@ -94,8 +94,12 @@ def w2(d: dict, env: Env) -> Case:
         z2 = h1 @ p["W2"].T + p["b2"]
         h2 = xp.maximum(z2, 0)
         logits = h2 @ p["W3"].T + p["b3"]
-        e = xp.exp(logits - logits.max(axis=1, keepdims=True))
-        prob = e / e.sum(axis=1, keepdims=True)
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = xp.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        # the loss, as every framework computes it (and as W1, W3 and W6 by hand compute theirs)
+        (xp.log(total[:, 0]) - shifted[rows, y]).mean()
+        prob = e / total
         # loss = -mean(log(prob[rows, y])); its gradient in the logits:
         dz3 = prob
         dz3[rows, y] -= 1
