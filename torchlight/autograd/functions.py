@@ -834,31 +834,40 @@ def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
 
 
 class CrossEntropy(Function):
-    """Softmax cross-entropy of class labels along `axis`, unreduced: logsumexp(z) - z[label].
+    """Softmax cross-entropy of class labels along `axis`: logsumexp(z) - z[label], reduced.
 
     `index` holds the labels with a size-1 `axis` (as `take_along_axis`
-    wants them). One node instead of log_softmax, a gather and a negation,
-    and one backward formula, (softmax(z) - one_hot(label)) * g. The
+    wants them); `reduction` is "none", "sum" or "mean". One node instead
+    of log_softmax, a gather, a negation and a reduction, and one backward
+    formula, (softmax(z) - one_hot(label)) * g (g / N for the mean). The
     forward keeps the softmax it computes on the way; with `create_graph`
     the backward makes it again with `Softmax`, so that it is differentiable.
     """
 
     @staticmethod
-    def forward(ctx: Context, z: Any, index: Any, axis: int) -> Any:
+    def forward(ctx: Context, z: Any, index: Any, axis: int, reduction: str) -> Any:
         xp = z.backend.xp
         shifted = z.data - xp.max(z.data, axis=axis, keepdims=True)
         e = xp.exp(shifted)
         total = xp.sum(e, axis=axis, keepdims=True)
-        loss = xp.log(total) - xp.take_along_axis(shifted, index, axis=axis)
-        ctx.save_for_backward(z, index, axis, e / total)
-        return xp.squeeze(loss, axis=axis)
+        loss = xp.squeeze(xp.log(total) - xp.take_along_axis(shifted, index, axis=axis), axis=axis)
+        ctx.save_for_backward(z, index, axis, e / total, reduction, math.prod(loss.shape))
+        if reduction == "none":
+            return loss
+        if reduction == "sum":
+            return xp.sum(loss)
+        count = math.prod(loss.shape)
+        return xp.sum(loss) * (1.0 / count if count else math.nan)  # (no 0/0 warning for no labels)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        z, index, axis, softmax = ctx.saved_tensors
+        z, index, axis, softmax, reduction, count = ctx.saved_tensors
         p = Softmax.apply(z, axis) if grad_mode.is_grad_enabled() else _const(z, softmax)
-        spread = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
-        return (p - one_hot(index, z.shape[axis], axis, z)) * spread, None, None
+        if reduction == "none":
+            g = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
+        elif reduction == "mean":
+            g = g * (1.0 / count if count else math.nan)
+        return (p - one_hot(index, z.shape[axis], axis, z)) * g, None, None, None
 
 
 def _pad_axis(xp: Any, data: Any, axis: int, before: int, after: int, value: float) -> Any:

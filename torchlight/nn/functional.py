@@ -198,8 +198,9 @@ def _label_index(scores: Tensor, target: Any, reduction: str, op: str) -> tuple[
 def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy on integer labels.
 
-    One graph node (`CrossEntropy`) whose gradient is softmax(logits) minus
-    the one-hot labels, rather than the chain log_softmax, gather, negate.
+    One graph node (`CrossEntropy`, the reduction included) whose gradient
+    is softmax(logits) minus the one-hot labels, rather than the chain
+    log_softmax, gather, negate, reduce.
 
     Example:
         >>> import torchlight as tl
@@ -212,7 +213,7 @@ def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tenso
         [[-0.0596, 0.0596], [0.25, -0.25]]
     """
     index, axis = _label_index(logits, target, reduction, "cross_entropy")
-    return _reduce(fn.CrossEntropy.apply(logits, index, axis), reduction, "cross_entropy")
+    return fn.CrossEntropy.apply(logits, index, axis, reduction)
 
 
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
