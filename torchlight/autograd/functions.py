@@ -851,12 +851,12 @@ class CrossEntropy(Function):
         e = xp.exp(shifted)
         total = xp.sum(e, axis=axis, keepdims=True)
         loss = xp.squeeze(xp.log(total) - xp.take_along_axis(shifted, index, axis=axis), axis=axis)
-        ctx.save_for_backward(z, index, axis, e / total, reduction, math.prod(loss.shape))
+        count = math.prod(loss.shape)
+        ctx.save_for_backward(z, index, axis, e / total, reduction, count)
         if reduction == "none":
             return loss
         if reduction == "sum":
             return xp.sum(loss)
-        count = math.prod(loss.shape)
         return xp.sum(loss) * (1.0 / count if count else math.nan)  # (no 0/0 warning for no labels)
 
     @staticmethod
