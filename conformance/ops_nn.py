@@ -187,7 +187,7 @@ add("conv2d", lambda x, w, b=None, stride=1, padding=0: nnF.conv2d(x, w, b, stri
      Case("stride_padding", ((1, 2, 5, 5), (2, 2, 3, 3), (2,)), kwargs={"stride": 2, "padding": 1}),
      Case("uneven", ((2, 1, 4, 6), (2, 1, 3, 2)), kwargs={"stride": (1, 2), "padding": (2, 0)}),
      Case("wrong_channels", ((1, 3, 4, 4), (2, 1, 3, 3)), raises=ValueError, match="input has 3 channels")),
-    ("Pad", "Unfold", "MatMul"))
+    ("Pad", "Unfold", "Linear"))
 add("max_pool2d", lambda x, kernel_size, stride=None, padding=0: nnF.max_pool2d(x, kernel_size, stride, padding),
     lambda x, **k: ref_pool(x, **k, reduce=np.max, fill=-np.inf),
     (Case("2x2", ((2, 2, 4, 4),), kwargs={"kernel_size": 2}),

@@ -550,7 +550,7 @@ class Tensor:
         dims = F.normalize_dims(dim, self.ndim)
         count = math.prod(self.shape[d] for d in dims)
         x = self if self.backend.is_floating(self.dtype) else self.astype(self.backend.default_float(self.device))
-        return F.Sum.apply(x, dims, keepdim) * (1.0 / count if count else math.nan)
+        return F.Sum.apply(x, dims, keepdim) * F.mean_scale(count)
 
     def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The maximum values (ties share the gradient evenly); see argmax."""

@@ -74,6 +74,11 @@ def broadcast_shapes(op: str, a: tuple, b: tuple) -> tuple:
     return tuple(out)
 
 
+def mean_scale(count: int) -> float:
+    """1 / count, the factor of a mean; NaN for no elements (as NumPy's mean, without its 0/0 warning)."""
+    return 1.0 / count if count else math.nan
+
+
 def index_key(key: Any, like: Any) -> Any:
     """An index with Tensors unwrapped and lists made arrays of `like`'s backend."""
     if isinstance(key, tuple):
@@ -851,22 +856,18 @@ class CrossEntropy(Function):
         e = xp.exp(shifted)
         total = xp.sum(e, axis=axis, keepdims=True)
         loss = xp.squeeze(xp.log(total) - xp.take_along_axis(shifted, index, axis=axis), axis=axis)
-        count = math.prod(loss.shape)
-        ctx.save_for_backward(z, index, axis, e / total, reduction, count)
-        if reduction == "none":
-            return loss
-        if reduction == "sum":
-            return xp.sum(loss)
-        return xp.sum(loss) * (1.0 / count if count else math.nan)  # (no 0/0 warning for no labels)
+        scale = None if reduction == "none" else 1.0 if reduction == "sum" else mean_scale(math.prod(loss.shape))
+        ctx.save_for_backward(z, index, axis, e / total, scale)
+        return loss if scale is None else xp.sum(loss) * scale
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        z, index, axis, softmax, reduction, count = ctx.saved_tensors
+        z, index, axis, softmax, scale = ctx.saved_tensors
         p = Softmax.apply(z, axis) if grad_mode.is_grad_enabled() else _const(z, softmax)
-        if reduction == "none":
+        if scale is None:  # one loss per label: g has the labels' shape
             g = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
-        elif reduction == "mean":
-            g = g * (1.0 / count if count else math.nan)
+        elif scale != 1.0:
+            g = g * scale
         return (p - one_hot(index, z.shape[axis], axis, z)) * g, None, None, None
 
 

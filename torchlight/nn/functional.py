@@ -313,8 +313,8 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
 
     `x` is (N, C, H, W) (or (C, H, W)), `weight` (O, C, kh, kw), `bias` (O,).
     The input is zero-padded, its windows gathered by strided slices and
-    stacked (`Unfold`), and all of them multiplied by the weight in one
-    matmul. Output: (N, O, (H + 2 ph - kh) // sh + 1, (W + 2 pw - kw) // sw + 1).
+    stacked (`Unfold`), and all of them meet the weight in one `Linear`
+    (a matmul with the bias added in place). Output: (N, O, (H + 2 ph - kh) // sh + 1, (W + 2 pw - kw) // sw + 1).
     """
     op = "conv2d"
     _check_float(x, op)
@@ -336,9 +336,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     ho, wo = _conv_out(x, weight, stride, padding)
     patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride, -1)  # (N, C, Ho, Wo, kh*kw)
     columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
-    out = columns @ weight.reshape(out_channels, channels * kh * kw).mT  # (N, Ho, Wo, O)
-    if bias is not None:
-        out = out + bias
+    out = fn.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
     return out.permute(0, 3, 1, 2)
 
 
