@@ -192,18 +192,26 @@ class Backend:
     def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         """Uniform [0, 1) (`kind="rand"`) or standard normal (`"randn"`) samples.
 
-        Portable version (for libraries without a generator of their own in
-        the standard): drawn on the host by a seeded NumPy generator, cast to
-        `dtype` there, then moved to `device` (so a device without float64
-        never sees one). Every backend takes this path when `generator` is a
-        `numpy.random.Generator`.
+        A `numpy.random.Generator` is drawn from on the host (`host_random`),
+        on every backend; otherwise the library's own generator is used
+        (`native_random`, which is the host one for libraries without a
+        generator of their own in the standard).
         """
+        if isinstance(generator, np.random.Generator):
+            return self.host_random(kind, shape, dtype, device, generator)
+        return self.native_random(kind, shape, dtype, device, generator)
+
+    def host_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        """Drawn on the host by a seeded NumPy generator, cast to `dtype` there, then
+        moved to `device` (so a device without float64 never sees one)."""
         rng = self._generator(generator)
         host = rng.random(shape) if kind == "rand" else rng.standard_normal(shape)
         device = self.resolve_device(device)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         host = host.astype(self.numpy_dtype(dtype))
         return self.xp.asarray(host, dtype=dtype, device=device if device is not None else self.device)
+
+    native_random = host_random
 
     # ------------------------------------------------ scalar functions on arrays
     def map(self, fn: Callable) -> Callable:

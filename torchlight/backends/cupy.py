@@ -106,9 +106,7 @@ class CupyBackend(Backend):
         self._seed = seed
         self._generators.clear()
 
-    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
-        if isinstance(generator, np.random.Generator):  # a host generator: draw there, then move
-            return super().random(kind, shape, dtype, device, generator)
+    def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         device = self.resolve_device(device) or self._cupy.cuda.Device()
         dtype = self._cupy.float64 if dtype is None else self.resolve_dtype(dtype)
         with device:

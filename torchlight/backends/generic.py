@@ -153,9 +153,7 @@ class TorchBackend(ArrayAPIBackend):
             self._generators[device] = generator
         return generator
 
-    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
-        if isinstance(generator, np.random.Generator):
-            return super().random(kind, shape, dtype, device, generator)
+    def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         device = self.resolve_device(device) or self.device
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         generator = generator if generator is not None else self._torch_generator(device)
@@ -202,9 +200,7 @@ class JaxBackend(ArrayAPIBackend):
     def seed(self, seed: int) -> None:
         self._key = self._jax.random.key(seed)
 
-    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
-        if isinstance(generator, np.random.Generator):
-            return super().random(kind, shape, dtype, device, generator)
+    def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         device = self.resolve_device(device)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         if generator is None:

@@ -53,10 +53,13 @@ class NumpyBackend(Backend):
         np.add.at(out, key, values)
         return out
 
-    def random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+    def host_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        # the host is this backend's device: drawn in the asked dtype directly
         self.resolve_device(device)
         rng = self._generator(generator)
         dtype = np.float64 if dtype is None else self.resolve_dtype(dtype)
         if kind == "rand":
             return rng.random(shape, dtype=dtype)
         return rng.standard_normal(shape, dtype=dtype)
+
+    native_random = host_random
