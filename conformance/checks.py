@@ -85,8 +85,9 @@ def skip_reason(op: OpInfo, case: Case, target: Target, dtype: str) -> str | Non
         return f"{op.name} is not defined for {dtype}"
     if case.dtypes is not None and dtype not in case.dtypes:
         return f"case {case.name} runs in {', '.join(case.dtypes)} only"
-    if target.name in op.skips:
-        return op.skips[target.name]
+    for skips in (op.skips, case.skips):
+        if target.name in skips:
+            return skips[target.name]
     for wanted in (dtype, case.kwargs.get("dtype")):
         if isinstance(wanted, str) and not target.has_dtype(wanted):
             return f"device {target.device_name} of {target.name} has no {wanted}"

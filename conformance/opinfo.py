@@ -59,8 +59,9 @@ class Case:
     input on a second backend (for the mixed-backend error). `forward_only`
     checks the value alone (e.g. NaN from a negative base to a fractional
     power); `ieee` marks inputs that make inf or NaN on purpose (log(0)), so
-    NumPy's floating-point warnings are silenced for that case. `note` says
-    what the case targets.
+    NumPy's floating-point warnings are silenced for that case. `skips` maps
+    a backend to why this case does not run there (as `OpInfo.skips` does
+    for a whole op). `note` says what the case targets.
     """
 
     name: str
@@ -77,6 +78,7 @@ class Case:
     other_backend: int | None = None
     forward_only: bool = False
     ieee: bool = False
+    skips: dict[str, str] = field(default_factory=dict)
     note: str = ""
 
     def domain_of(self, i: int, default: Domain) -> Domain:

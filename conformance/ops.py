@@ -340,6 +340,9 @@ SHAPES = [
 # ------------------------------------------------------------ indexing
 DUPLICATES = np.array([0, 2, 0])
 MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+#: a lazy mask selects an unknown number of elements (torchlight raises, see DaskBackend.take_key)
+LAZY_MASK = {"dask": "Dask: a boolean mask's count is unknown until computed (a nan shape): torchlight "
+                     "raises an IndexError that says what to do instead (tests/test_ops.py)"}
 INDEX_CASES = (
     Case("int", ((3, 4),), kwargs={"key": 1}),
     Case("slice", ((5, 2),), kwargs={"key": slice(1, 4)}),
@@ -349,7 +352,7 @@ INDEX_CASES = (
     Case("ellipsis", ((2, 3, 4),), kwargs={"key": (Ellipsis, 1)}),
     Case("int_array_duplicates", ((3, 4),), kwargs={"key": DUPLICATES}, note="repeated rows sum their gradients"),
     Case("int_array_axis1", ((2, 4),), kwargs={"key": (slice(None), np.array([3, 1, 3, 0]))}),
-    Case("mask", ((3, 4),), kwargs={"key": MASK}),
+    Case("mask", ((3, 4),), kwargs={"key": MASK}, skips=LAZY_MASK),
     Case("empty_slice", ((4, 2),), kwargs={"key": slice(2, 2)}),
     Case("out_of_range", ((3, 4),), kwargs={"key": 5}, raises=IndexError, match="5"),
 )
@@ -359,7 +362,7 @@ INDEXING = [
     OpInfo("GatherBack", lambda g, shape, key: F.GatherBack.apply(g, shape, as_key(g, key)), scatter_ref, (
         Case("int_array_duplicates", ((3, 4),), kwargs={"shape": (3, 4), "key": DUPLICATES}),
         Case("slice", ((2, 4),), kwargs={"shape": (5, 4), "key": slice(1, 3)}),
-        Case("mask", ((6,),), kwargs={"shape": (3, 4), "key": MASK}),
+        Case("mask", ((6,),), kwargs={"shape": (3, 4), "key": MASK}, skips=LAZY_MASK),
     ), function="GatherBack"),
 ]
 

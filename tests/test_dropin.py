@@ -165,6 +165,8 @@ def test_array_protocol_refuses_a_non_host_device():
 
 def test_dlpack_protocol(backend, device):
     t = tl.tensor([[1.0, 2.0], [3.0, 4.0]], backend=backend, device=device)
+    if not hasattr(t.data, "__dlpack_device__"):
+        pytest.skip(f"{backend.name} arrays do not speak DLPack (Dask: lazy, no memory to share)")
     assert t.__dlpack_device__() == t.data.__dlpack_device__()
     if t.__dlpack_device__()[0] == 1:  # kDLCPU
         np.testing.assert_array_equal(np.from_dlpack(t), [[1.0, 2.0], [3.0, 4.0]])

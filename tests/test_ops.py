@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from optable import CORE_FUNCTIONS, OPS, broadcast_pair, lay_out, values
 
@@ -36,6 +36,11 @@ EXEMPT = [op for op in OPS if op.gradgrad is not None]
 def build(op, data, backend, device, layout="contiguous", dtype="float64"):
     """(params, float64 host values, leaf Tensors in `layout` and `dtype`)."""
     shapes, params = op.draw(data)
+    if backend.name == "dask" and op.name in ("getitem_mask", "gather_back") and _has_mask(params):
+        if op.name == "getitem_mask":
+            pytest.skip("Dask: a boolean mask's count is unknown until computed; torchlight raises "
+                        "(test_a_lazy_dask_mask_is_refused_with_a_way_out)")
+        assume(False)  # gather_back draws masks among other keys: Dask takes the others
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
     domains = op.domains if len(op.domains) == len(shapes) else op.domains * len(shapes)
     hosts = [values(rng, s, d) for s, d in zip(shapes, domains)]
@@ -48,6 +53,12 @@ def build(op, data, backend, device, layout="contiguous", dtype="float64"):
         leaves.append(t)
     hosts = [h.astype(dtype).astype(np.float64) for h in hosts]
     return params, hosts, leaves
+
+
+def _has_mask(params) -> bool:
+    """Whether an op's drawn parameters (an index key) hold a boolean array."""
+    items = params if isinstance(params, tuple) else (params,)
+    return any(getattr(p, "dtype", None) == np.bool_ or isinstance(p, tuple) and _has_mask(p) for p in items)
 
 
 def raw(t):
@@ -262,11 +273,23 @@ def test_gather_accumulates_repeated_indices(backend, device):
     x[:, [2, 2, 0]].sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 2.0], [1.0, 0.0, 2.0]]
     x.zero_grad_()
-    x[x > 2.5].sum().backward()
-    assert x.grad.tolist() == [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]
-    x.zero_grad_()
+    if backend.name != "dask":  # a lazy mask: see test_a_lazy_dask_mask_is_refused_with_a_way_out
+        x[x > 2.5].sum().backward()
+        assert x.grad.tolist() == [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]]
+        x.zero_grad_()
     x[::-1, ::-2].sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+def test_a_lazy_dask_mask_is_refused_with_a_way_out():
+    """x[mask] on Dask has a nan size until computed: a clear IndexError, and the way it names works."""
+    pytest.importorskip("dask.array")
+    x = tl.tensor(np.array([[1.0, -2.0], [3.0, -4.0]]), backend="dask", requires_grad=True)
+    with pytest.raises(IndexError, match=r"unknown until the mask is computed.*x \* mask\.astype"):
+        x[x > 0]
+    y = x * x * (x > 0).astype(x.dtype)
+    y.sum().backward()
+    assert x.grad.tolist() == [[2.0, 0.0], [6.0, 0.0]]
 
 
 # ------------------------------------------------- the checkers can fail

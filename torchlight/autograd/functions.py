@@ -819,7 +819,7 @@ class TakeAlongAxis(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, index: Any, axis: int) -> Any:
         ctx.save_for_backward(a.shape, index, axis)
-        return a.backend.xp.take_along_axis(a.data, index, axis=axis)
+        return a.backend.take_along_axis(a.data, index, axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
@@ -855,7 +855,7 @@ class CrossEntropy(Function):
         shifted = z.data - xp.max(z.data, axis=axis, keepdims=True)
         e = xp.exp(shifted)
         total = xp.sum(e, axis=axis, keepdims=True)
-        loss = xp.squeeze(xp.log(total) - xp.take_along_axis(shifted, index, axis=axis), axis=axis)
+        loss = xp.squeeze(xp.log(total) - z.backend.take_along_axis(shifted, index, axis), axis=axis)
         scale = None if reduction == "none" else 1.0 if reduction == "sum" else mean_scale(math.prod(loss.shape))
         ctx.save_for_backward(z, index, axis, e / total, scale)
         return loss if scale is None else xp.sum(loss) * scale

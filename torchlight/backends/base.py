@@ -140,6 +140,25 @@ class Backend:
         where the library refuses the key (see `torchlight.backends.indexing`)."""
         return indexing.take(self.xp, array, key)
 
+    def take_along_axis(self, array: Any, index: Any, axis: int) -> Any:
+        """`xp.take_along_axis(array, index, axis=axis)`.
+
+        Where the namespace lacks it (Dask's), the same values are picked by
+        comparing `index` with an `arange` along a new axis and summing the
+        `where` of that mask: exact, and lazy where the library is.
+        """
+        xp = self.xp
+        take = getattr(xp, "take_along_axis", None)
+        if take is not None:
+            return take(array, index, axis=axis)
+        axis %= array.ndim
+        n = array.shape[axis]
+        columns = xp.reshape(xp.arange(n, dtype=index.dtype, device=self.device_of(index)),
+                             (n,) + (1,) * (array.ndim - axis - 1))
+        mask = xp.expand_dims(index, axis=axis + 1) == columns
+        zero = xp.asarray(0, dtype=array.dtype, device=self.device_of(array))
+        return xp.sum(xp.where(mask, xp.expand_dims(array, axis=axis), zero), axis=axis + 1)
+
     # ---------------------------------------------------------- scatter-add
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         """zeros(shape) with `values` added at `x[key]`, duplicates summed.

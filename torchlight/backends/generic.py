@@ -36,7 +36,7 @@ LIBRARIES = {
 
 def make(name: str) -> Backend:
     """The Backend for library `name` (raises BackendUnavailableError if missing)."""
-    cls = {"torch": TorchBackend, "jax": JaxBackend}.get(name, ArrayAPIBackend)
+    cls = {"torch": TorchBackend, "jax": JaxBackend, "dask": DaskBackend}.get(name, ArrayAPIBackend)
     return cls(name)
 
 
@@ -210,6 +210,43 @@ class JaxBackend(ArrayAPIBackend):
         sample = self._jax.random.uniform if kind == "rand" else self._jax.random.normal
         out = sample(generator, shape, dtype=dtype)
         return out if device is None else self._jax.device_put(out, device)
+
+
+class DaskBackend(ArrayAPIBackend):
+    """Dask arrays: lazy, so nothing here computes them, and a result's
+    shape must be known without computing (see `take_key`)."""
+
+    def take_key(self, array: Any, key: Any) -> Any:
+        out = self._take_single(array, key)
+        if out is None:
+            out = super().take_key(array, key)
+        if any(math.isnan(n) for n in out.shape):
+            raise IndexError(
+                f"Gather: on Dask, the key {key!r} selects a number of elements that is unknown until the "
+                "mask is computed (a shape of nan), and torchlight needs known shapes to route gradients; "
+                "compute the mask first, or multiply by it instead: x * mask.astype(x.dtype)"
+            )
+        return out
+
+    def _take_single(self, array: Any, key: Any) -> Any:
+        """`array[key]` for a key whose one index array is a Dask array of one element, else None.
+
+        Dask gives such an index the size of the axis it indexes (its values
+        are right, its shape is not, and the mismatch breaks later on
+        compute), so the element is taken twice and one copy sliced off.
+        """
+        xp = self.xp
+        parts = indexing.expand(key, array.ndim)
+        lazy = [i for i, k in enumerate(parts or ()) if isinstance(k, self._module.Array) and k.dtype != xp.bool]
+        if len(lazy) != 1 or math.prod(parts[lazy[0]].shape) != 1:
+            return None
+        position = lazy[0]
+        index = parts[position]
+        twice = xp.concat([xp.reshape(index, (1,))] * 2)
+        out = super().take_key(array, parts[:position] + (twice,) + parts[position + 1:])
+        axis = sum(1 for k in parts[:position] if not isinstance(k, int))
+        out = out[(slice(None),) * axis + (slice(0, 1),)]
+        return xp.reshape(out, tuple(out.shape[:axis]) + tuple(index.shape) + tuple(out.shape[axis + 1:]))
 
 
 def _is_python_data(data: Any) -> bool:

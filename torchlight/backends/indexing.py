@@ -9,7 +9,9 @@ rewritten here:
   `xp.flip` and the slice rewritten with a positive step;
 - one integer array mixed with slices or integers (`x[1:, idx]`):
   array_api_strict only takes integer arrays alone, so the basic part of the
-  key is applied first and the array part with `xp.take` along its axis.
+  key is applied first and the array part with `xp.take` along its axis;
+  Dask also refuses a multi-dimensional integer array (with an
+  AssertionError), which the same rewrite takes flat and reshapes.
 
 Example:
     >>> import array_api_strict as xp
@@ -23,12 +25,15 @@ from __future__ import annotations
 
 from typing import Any
 
+#: how the libraries refuse a key they do not take (Dask: AssertionError, NotImplementedError)
+_REFUSED = (IndexError, TypeError, ValueError, AssertionError, NotImplementedError)
+
 
 def take(xp: Any, array: Any, key: Any) -> Any:
     """`array[key]` with NumPy's meaning, through the rewrites above."""
     try:
         return array[key]
-    except (IndexError, TypeError, ValueError) as exc:
+    except _REFUSED as exc:
         first_error = exc
     parts = expand(key, array.ndim)
     if parts is None:
@@ -36,7 +41,7 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     array, parts = _flip_negative_steps(xp, array, parts)
     try:
         return array[parts]
-    except (IndexError, TypeError, ValueError):
+    except _REFUSED:
         pass
     arrays = [i for i, k in enumerate(parts) if _is_array(k)]
     if len(arrays) != 1 or parts[arrays[0]].dtype == xp.bool:
