@@ -331,3 +331,31 @@ def test_jax_index_out_of_range_raises():
     x = tl.tensor([[1.0, 2.0], [3.0, 4.0]], backend="jax")
     with pytest.raises(IndexError, match="out of bounds"):
         x[5]
+
+
+class _WithoutTakeAlongAxis:
+    """A namespace like `xp` but without `take_along_axis` (as Dask's)."""
+
+    def __init__(self, xp):
+        self._xp = xp
+
+    def __getattr__(self, name):
+        if name == "take_along_axis":
+            raise AttributeError(name)
+        return getattr(self._xp, name)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_along_axis_fallback_matches_numpy(backend, device, axis):
+    """The arange-mask fallback picks what `np.take_along_axis` picks, inf and nan elsewhere left out."""
+    rng = np.random.default_rng(axis + 1)
+    values = rng.standard_normal((3, 5, 4))
+    values[0, 0, 0], values[2, 4, 3] = np.inf, np.nan
+    index = rng.integers(0, values.shape[axis], (3, 5, 4))
+    index = np.take(index, [0, 2], axis=axis)  # two picks along `axis`, of five or three or four
+    expected = np.take_along_axis(values, index, axis=axis)
+    bare = Backend(backend.name, _WithoutTakeAlongAxis(backend.xp), backend.device)
+    out = bare.take_along_axis(on(backend, device, values), backend.asarray(index, device=device), axis)
+    np.testing.assert_array_equal(host(out, backend), expected)
+    np.testing.assert_array_equal(host(backend.take_along_axis(on(backend, device, values), backend.asarray(
+        index, device=device), axis), backend), expected)
