@@ -359,3 +359,24 @@ def test_take_along_axis_fallback_matches_numpy(backend, device, axis):
     np.testing.assert_array_equal(host(out, backend), expected)
     np.testing.assert_array_equal(host(backend.take_along_axis(on(backend, device, values), backend.asarray(
         index, device=device), axis), backend), expected)
+
+
+@pytest.mark.parametrize("key", [
+    np.array([0]), np.array([[0]]), (slice(None), np.array([0])), (1, np.array([0])), np.array([2]),
+    np.array([0, 2, 0]),
+], ids=["zero", "zero_2d", "zero_axis1", "int_and_zero", "two", "three"])
+def test_dask_index_arrays_give_the_right_shape(key):
+    """Dask misreports x[i] for the one-element Dask index i = [0] (as if it broadcast); the
+    Dask backend's result has NumPy's shape."""
+    pytest.importorskip("dask.array")
+    values = np.arange(12.0).reshape(3, 4)
+    x = tl.tensor(values, backend="dask", requires_grad=True)
+    lazy = tuple(tl.tensor(k, backend="dask") if isinstance(k, np.ndarray) else k for k in key) \
+        if isinstance(key, tuple) else tl.tensor(key, backend="dask")
+    y = x[lazy]
+    assert y.shape == values[key].shape
+    np.testing.assert_array_equal(y.numpy(), values[key])
+    y.sum().backward()
+    expected = np.zeros_like(values)
+    np.add.at(expected, key, 1.0)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
