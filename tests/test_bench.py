@@ -104,7 +104,7 @@ def test_round_robin_records_a_failing_case() -> None:
 
 @pytest.mark.parametrize("name", ["bench.workloads", "bench.timing", "bench.report", "bench.peers.numpy_hand",
                                   "bench.peers.torchlight_peer", "bench.peers.minimal_tape",
-                                  "bench.peers.scalar_mlp"])
+                                  "bench.peers.scalar_mlp", "bench.profile"])
 def test_docstring_examples(name):
     """The bench's docstring examples run (the peers that need torch or micrograd aside)."""
     import doctest
@@ -112,3 +112,17 @@ def test_docstring_examples(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_profile_walks_w3_node_by_node_and_counts_w5_objects() -> None:
+    """bench.profile on small sizes: every W3 node timed once, in walk order; the W5 graph's objects counted."""
+    from bench.profile import w3_nodes, w5_gc
+
+    result = w3_nodes(size=1000, repeat=1)
+    names = [name for name, _ in result["nodes"]]
+    assert names == ["Sum", "Add", "Exp", "Mul", "Neg", "Mul", "Sigmoid", "Tanh", "Mul"]
+    assert 0 < sum(s for _, s in result["nodes"]) <= result["total"]
+    assert result["backward_peak_mb"] > 0
+    counts = w5_gc(length=2000, repeat=1)
+    # a Context, a History and its inputs tuple per node; the needs_input_grad tuple is shared
+    assert 2.9 < counts["tracked objects per node"] < 3.1
