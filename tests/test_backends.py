@@ -361,6 +361,15 @@ def test_take_along_axis_fallback_matches_numpy(backend, device, axis):
         index, device=device), axis), backend), expected)
 
 
+def test_take_along_axis_fallback_widens_small_labels(backend, device):
+    """uint8 labels among 300 classes: the mask's arange must not be made in uint8 (it would wrap)."""
+    values = np.random.default_rng(5).standard_normal((2, 300))
+    labels = np.array([[255, 5], [200, 0]], dtype=np.uint8)
+    bare = Backend(backend.name, _WithoutTakeAlongAxis(backend.xp), backend.device)
+    out = bare.take_along_axis(on(backend, device, values), backend.asarray(labels, device=device), 1)
+    np.testing.assert_array_equal(host(out, backend), np.take_along_axis(values, labels.astype(np.int64), axis=1))
+
+
 @pytest.mark.parametrize("key", [
     np.array([0]), np.array([[0]]), (slice(None), np.array([0])), (1, np.array([0])), np.array([2]),
     np.array([0, 2, 0]),

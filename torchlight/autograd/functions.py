@@ -831,11 +831,8 @@ class TakeAlongAxis(Function):
 
 def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
     """`index == arange(n)` along `axis` (where `index` has size 1), as a constant of `like`'s dtype."""
-    xp = like.backend.xp
-    if xp.iinfo(index.dtype).max < n - 1:  # (uint8 labels, 300 classes: arange in uint8 would wrap onto labels)
-        index = xp.astype(index, xp.int32)
-    columns = xp.reshape(xp.arange(n, dtype=index.dtype, device=like.device), (n,) + (1,) * (index.ndim - axis - 1))
-    return _const(like, xp.astype(index == columns, like.dtype))
+    backend = like.backend
+    return _const(like, backend.xp.astype(backend.index_mask(index, n, axis), like.dtype))
 
 
 class CrossEntropy(Function):

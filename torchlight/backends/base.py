@@ -152,12 +152,21 @@ class Backend:
         if take is not None:
             return take(array, index, axis=axis)
         axis %= array.ndim
-        n = array.shape[axis]
-        columns = xp.reshape(xp.arange(n, dtype=index.dtype, device=self.device_of(index)),
-                             (n,) + (1,) * (array.ndim - axis - 1))
-        mask = xp.expand_dims(index, axis=axis + 1) == columns
+        mask = self.index_mask(xp.expand_dims(index, axis=axis + 1), array.shape[axis], axis + 1)
         zero = xp.asarray(0, dtype=array.dtype, device=self.device_of(array))
         return xp.sum(xp.where(mask, xp.expand_dims(array, axis=axis), zero), axis=axis + 1)
+
+    def index_mask(self, index: Any, n: int, axis: int) -> Any:
+        """`index == arange(n)` along `axis`, where `index` has size 1: a boolean one-hot mask.
+
+        Small integer labels are widened first: uint8 labels of 300 classes
+        would otherwise meet an `arange` that wraps onto them.
+        """
+        xp = self.xp
+        if xp.iinfo(index.dtype).max < n - 1:
+            index = xp.astype(index, xp.int32)
+        columns = xp.arange(n, dtype=index.dtype, device=self.device_of(index))
+        return index == xp.reshape(columns, (n,) + (1,) * (index.ndim - axis - 1))
 
     # ---------------------------------------------------------- scatter-add
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
