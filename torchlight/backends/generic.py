@@ -244,9 +244,8 @@ class DaskBackend(ArrayAPIBackend):
         index = parts[position]
         twice = xp.concat([xp.reshape(index, (1,))] * 2)
         out = super().take_key(array, parts[:position] + (twice,) + parts[position + 1:])
-        axis = sum(1 for k in parts[:position] if not isinstance(k, int))
-        out = out[(slice(None),) * axis + (slice(0, 1),)]
-        return xp.reshape(out, tuple(out.shape[:axis]) + tuple(index.shape) + tuple(out.shape[axis + 1:]))
+        axis = indexing.array_axis(parts, position)
+        return indexing.unflatten(xp, out[(slice(None),) * axis + (slice(0, 1),)], axis, index.shape)
 
 
 def _is_python_data(data: Any) -> bool:

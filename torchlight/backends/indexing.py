@@ -50,10 +50,18 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     index = parts[position]
     basic = parts[:position] + (slice(None),) + parts[position + 1:]
     selected = array[basic]
-    axis = sum(1 for k in parts[:position] if not _is_int(k))
-    flat = xp.take(selected, xp.reshape(index, (-1,)), axis=axis)
-    shape = tuple(flat.shape[:axis]) + tuple(index.shape) + tuple(flat.shape[axis + 1:])
-    return xp.reshape(flat, shape)
+    axis = array_axis(parts, position)
+    return unflatten(xp, xp.take(selected, xp.reshape(index, (-1,)), axis=axis), axis, index.shape)
+
+
+def array_axis(parts: tuple, position: int) -> int:
+    """The axis of `array[parts]` that the index array `parts[position]` (the key's only one) makes."""
+    return sum(1 for k in parts[:position] if not _is_int(k))
+
+
+def unflatten(xp: Any, flat: Any, axis: int, shape: tuple) -> Any:
+    """`flat` with its `axis` (one entry per element of a flattened index) given the index's `shape`."""
+    return xp.reshape(flat, tuple(flat.shape[:axis]) + tuple(shape) + tuple(flat.shape[axis + 1:]))
 
 
 def expand(key: Any, ndim: int) -> tuple | None:
