@@ -14,7 +14,7 @@ is made of, for the targets torchlight misses, with the same data:
 
 Minimums of repeated runs: the cost of the work, not of the machine's noise.
 
-    python -m bench.profile              # all three (about 30 s)
+    python -m bench.profile              # all three (about 10 s)
     python -m bench.profile --only W1
 
 Example:
@@ -50,16 +50,17 @@ from bench.workloads import (
     w3_loss,
     w5_chain,
 )
+from torchlight.autograd import functions as F
 from torchlight.autograd.function import History
 
-#: NumPy's own work for each W1 op kind, on the raw arrays (sigmoid as torchlight computes it)
+#: NumPy's own work for each W1 op kind on the Tensors' arrays (sigmoid: torchlight's own forward kernel)
 W1_KERNELS: dict[str, Callable[[Any, Any, Any], Any]] = {
-    "mul": lambda h, w, b: h * w,
-    "add": lambda h, w, b: h + b,
-    "tanh": lambda h, w, b: np.tanh(h),
-    "exp": lambda h, w, b: np.exp(h),
-    "sigmoid": lambda h, w, b: (lambda e: e / (e + 1.0))(np.exp(np.minimum(h, 708.0))),
-    "scale": lambda h, w, b: h * W1_CONSTANT,
+    "mul": lambda h, w, b: h.data * w.data,
+    "add": lambda h, w, b: h.data + b.data,
+    "tanh": lambda h, w, b: np.tanh(h.data),
+    "exp": lambda h, w, b: np.exp(h.data),
+    "sigmoid": lambda h, w, b: F.Sigmoid.forward(None, h),
+    "scale": lambda h, w, b: h.data * W1_CONSTANT,
 }
 
 
@@ -84,7 +85,7 @@ def w1_kinds(number: int = 20_000, repeat: int = 5) -> list[tuple[str, float, fl
     for kind, op in zip(W1_KINDS, W1_CHAIN):
         node = op(h, w, b).history
         kernel = W1_KERNELS[kind]
-        numpy_us = best_us(functools.partial(kernel, h.data, w.data, b.data), number, repeat)
+        numpy_us = best_us(functools.partial(kernel, h, w, b), number, repeat)
         forward_us = best_us(functools.partial(op, h, w, b), number, repeat)
         with tl.no_grad():  # as the engine runs a backward without create_graph
             backward_us = best_us(functools.partial(node.chain_rule, g, True), number, repeat)

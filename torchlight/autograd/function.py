@@ -35,7 +35,8 @@ RELEASED = (
 
 # One tuple per pattern of `needs_input_grad`, shared by every context with
 # that pattern: each surviving object of a graph costs the garbage collector
-# a visit per collection (on a 100,000-op graph, a sixth of the forward).
+# a visit per collection (W5's 100,000-add forward: 0.47 s with a tuple per
+# op, 0.42 s shared).
 _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
 
 # Bound by `torchlight.tensor` when it loads: the modules need each other.
