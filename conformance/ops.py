@@ -215,6 +215,10 @@ def max_ties(*hosts: np.ndarray) -> tuple[np.ndarray]:
     return (hit / hit.sum(),)
 
 
+def min_ties(*hosts: np.ndarray) -> tuple[np.ndarray]:
+    return max_ties(*(-x for x in hosts))
+
+
 REDUCTIONS = [
     reduction("sum", np.sum, "Sum", REDUCE_CASES + (
         Case("empty", ((0, 3),)), Case("empty_dim0", ((0, 3),), kwargs={"dim": 0}))),
@@ -231,6 +235,18 @@ REDUCTIONS = [
            (Case("all", ((3, 4),)), Case("dim1", ((3, 4),), kwargs={"dim": 1}),
             Case("keepdim", ((3, 4),), kwargs={"dim": 0, "keepdim": True})),
            domain=D.distinct, method="argmax", differentiable=False, output_dtype="int"),
+    reduction("min", np.min, "Min", REDUCE_CASES + (
+        Case("tie2", ((2, 3),), domain=D.fixed([[0.5, -2.0, 1.0], [-2.0, 0.0, 1.0]]), double_backward=False,
+             note="two tied minima share the gradient evenly (central differences agree for two)"),
+        Case("tie3", ((4,),), domain=D.fixed([1.0, -3.0, -3.0, -3.0]), grad_reference=min_ties,
+             double_backward=False, note="three tied minima get a third each (the convention of max)"),
+        Case("empty", ((0, 3),), raises=ValueError, match="min: the tensor of shape (0, 3) is empty"),
+    ), domain=D.distinct),
+    OpInfo("argmin", lambda x, dim=None, keepdim=False: x.argmin(dim, keepdim),
+           lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim),
+           (Case("all", ((3, 4),)), Case("dim1", ((3, 4),), kwargs={"dim": 1}),
+            Case("keepdim", ((3, 4),), kwargs={"dim": 0, "keepdim": True})),
+           domain=D.distinct, method="argmin", differentiable=False, output_dtype="int"),
 ]
 
 # --------------------------------------------------------- elementwise
@@ -296,6 +312,19 @@ def shaped(name: str, call: Any, ref: Any, function: str, cases: tuple[Case, ...
     return OpInfo(name, call, ref, cases, method=name, function=function, **extra)
 
 
+def squeeze_ref(x: np.ndarray, dim: Any = None) -> np.ndarray:
+    """PyTorch's squeeze: a listed dim whose size is not 1 stays."""
+    dims = range(x.ndim) if dim is None else [d % max(x.ndim, 1) for d in np.atleast_1d(dim)]
+    return np.squeeze(x, axis=tuple(d for d in dims if x.ndim and x.shape[d] == 1))
+
+
+def flatten_ref(x: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.ndarray:
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = start_dim % x.ndim, end_dim % x.ndim
+    return x.reshape(x.shape[:start] + (int(np.prod(x.shape[start:end + 1])),) + x.shape[end + 1:])
+
+
 def expand_ref(x: np.ndarray, shape: tuple) -> np.ndarray:
     shape = tuple(n if n != -1 else x.shape[i - len(shape) + x.ndim] for i, n in enumerate(shape))
     return np.broadcast_to(x, shape)
@@ -335,6 +364,34 @@ SHAPES = [
            RESHAPE_CASES[:2]),
     shaped("expand", lambda x, shape: x.expand(*shape), expand_ref, "BroadcastView", EXPAND_CASES),
     shaped("broadcast_to", lambda x, shape: x.broadcast_to(shape), expand_ref, "BroadcastView", EXPAND_CASES[:2]),
+    shaped("squeeze", lambda x, dim=None: x.squeeze(dim), squeeze_ref, "Reshape", (
+        Case("all", ((1, 3, 1),)),
+        Case("dim0", ((1, 3),), kwargs={"dim": 0}),
+        Case("negative_dim", ((2, 1),), kwargs={"dim": -1}),
+        Case("dims", ((1, 3, 1, 2),), kwargs={"dim": (0, 2)}),
+        Case("not_size_one", ((2, 3),), kwargs={"dim": 0}, note="a no-op, as PyTorch (the array API raises)"),
+        Case("0d", ((),)),
+        Case("empty", ((0, 1),)),
+        Case("bad_dim", ((1, 3),), kwargs={"dim": 2}, raises=IndexError, match="dim 2 is out of range"),
+    )),
+    shaped("unsqueeze", lambda x, dim: x.unsqueeze(dim), lambda x, dim: np.expand_dims(x, dim), "Reshape", (
+        Case("dim0", ((3, 4),), kwargs={"dim": 0}),
+        Case("middle", ((3, 4),), kwargs={"dim": 1}),
+        Case("last", ((3, 4),), kwargs={"dim": -1}),
+        Case("0d", ((),), kwargs={"dim": 0}),
+        Case("empty", ((0, 3),), kwargs={"dim": 2}),
+        Case("bad_dim", ((3,),), kwargs={"dim": 2}, raises=IndexError, match="unsqueeze: dim 2 is out of range"),
+    )),
+    shaped("flatten", lambda x, start_dim=0, end_dim=-1: x.flatten(start_dim, end_dim), flatten_ref, "Reshape", (
+        Case("all", ((2, 3, 4),)),
+        Case("from1", ((2, 3, 4),), kwargs={"start_dim": 1}),
+        Case("range", ((2, 3, 4, 5),), kwargs={"start_dim": 1, "end_dim": -2}),
+        Case("1d", ((5,),)),
+        Case("0d", ((),), note="a 0-d tensor becomes 1-d, as PyTorch"),
+        Case("empty", ((2, 0, 3),), kwargs={"start_dim": 1}),
+        Case("start_after_end", ((2, 3, 4),), kwargs={"start_dim": 2, "end_dim": 1}, raises=ValueError,
+             match="flatten: start_dim 2 comes after end_dim 1"),
+    )),
 ]
 
 # ------------------------------------------------------------ indexing
@@ -461,5 +518,133 @@ TRANSFORMS = [
     ), function="Stack"),
 ]
 
+# ------------------------------- array ops (torchlight.ops, clamp, Tensor.where)
+COND = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+COND_ROW = np.array([True, False, False, True])
+
+
+def where_free(a: Any, b: Any = None, *, cond: np.ndarray, number: float | None = None,
+               as_tensor: bool = False) -> Any:
+    """`tl.where(cond, a, b)` with `cond` on `a`'s backend (a Tensor when `as_tensor`, else an array)."""
+    c = a.backend.asarray(cond, device=a.device)
+    return tl.where(tl.tensor(c) if as_tensor else c, a, number if b is None else b)
+
+
+def where_ref(a: np.ndarray, b: np.ndarray | None = None, *, cond: np.ndarray, number: float | None = None,
+              as_tensor: bool = False) -> np.ndarray:
+    return np.where(cond, a, number if b is None else b)
+
+
+def join_cases(errors: tuple[Case, ...]) -> tuple[Case, ...]:
+    """The cases stack and cat share: two or three parts, any dim, one part constant."""
+    return (
+        Case("two_1d", ((3,), (3,))),
+        Case("three_2d", ((2, 3), (2, 3), (2, 3))),
+        Case("dim1", ((2, 3), (2, 3)), kwargs={"dim": 1}),
+        Case("negative_dim", ((2, 3), (2, 3)), kwargs={"dim": -1}),
+        Case("one", ((2, 3),)),
+        Case("one_side_grad", ((4,), (4,)), grad=(True, False)),
+        Case("empty_list", (), raises=ValueError, match="expects a non-empty sequence"),
+        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match="two backends", other_backend=1),
+    ) + errors
+
+
+def clamp_call(x: Any, lo: Any = None, hi: Any = None, *, min: Any = None, max: Any = None,
+               alias: str = "clamp") -> Any:
+    """`x.clamp(min, max)` with Tensor bounds from the inputs or number bounds from the kwargs."""
+    return getattr(x, alias)(min if lo is None else lo, max if hi is None else hi)
+
+
+def clamp_ref(x: np.ndarray, lo: Any = None, hi: Any = None, *, min: Any = None, max: Any = None,
+              alias: str = "clamp") -> np.ndarray:
+    return np.clip(x, min if lo is None else lo, max if hi is None else hi)
+
+
+def clamp_mask(x: np.ndarray, *, min: Any = None, max: Any = None, alias: str = "clamp") -> tuple[np.ndarray]:
+    """The documented gradient: 1 where min <= x <= max, the bounds included (PyTorch)."""
+    inside = np.ones_like(x, dtype=bool)
+    if min is not None:
+        inside &= x >= min
+    if max is not None:
+        inside &= x <= max
+    return (inside * 1.0,)
+
+
+#: clamp's inputs: `distinct` values (0.25 apart, plus up to 0.1) stay at least 0.02 from these bounds
+LO, HI = -0.33, 0.62
+ARRAY_OPS = [
+    OpInfo("tl.where", where_free, where_ref, (
+        Case("same_shape", ((3, 4), (3, 4)), kwargs={"cond": COND}),
+        Case("broadcast", ((3, 1), (4,)), kwargs={"cond": COND}, note="each side's gradient is summed back"),
+        Case("condition_broadcasts", ((3, 4), (3, 4)), kwargs={"cond": COND_ROW}),
+        Case("condition_tensor", ((3, 4), (3, 4)), kwargs={"cond": COND, "as_tensor": True}),
+        Case("number", ((3, 4),), kwargs={"cond": COND, "number": 0.5}),
+        Case("0d", ((), ()), kwargs={"cond": np.array(True)}),
+        Case("empty", ((0, 3), (3,)), kwargs={"cond": np.zeros((0, 3), dtype=bool)}),
+        Case("one_side_grad", ((3, 4), (3, 4)), kwargs={"cond": COND}, grad=(False, True)),
+        Case("shape_mismatch", ((3, 4), (3, 4)), kwargs={"cond": COND_ROW[:3]}, raises=ValueError,
+             match="where: the shapes of condition (3,), input (3, 4) and other (3, 4)"),
+        Case("float_condition", ((3,), (3,)), kwargs={"cond": np.array([1.0, 0.0, 1.0])}, raises=TypeError,
+             match="where: the condition must be boolean"),
+        Case("two_backends", ((3,), (3,)), kwargs={"cond": COND_ROW[:3]}, raises=tl.BackendError,
+             match="where: tensors on two backends", other_backend=1),
+    ), method=None, function="Where"),
+    OpInfo("where", lambda a, b=None, *, cond, number=None: a.where(a.backend.asarray(cond, device=a.device),
+                                                                    number if b is None else b),
+           lambda a, b=None, *, cond, number=None: np.where(cond, a, number if b is None else b), (
+               Case("same_shape", ((3, 4), (3, 4)), kwargs={"cond": COND}),
+               Case("broadcast", ((3, 1), (4,)), kwargs={"cond": COND}),
+               Case("number", ((3, 4),), kwargs={"cond": COND, "number": -1.0}),
+           ), method="where", function="Where"),
+    OpInfo("tl.stack", lambda *parts, dim=0: tl.stack(parts, dim), lambda *parts, dim=0: np.stack(parts, axis=dim),
+           join_cases((
+               Case("0d", ((), ())),
+               Case("new_last_dim", ((2, 3), (2, 3)), kwargs={"dim": 2}),
+               Case("empty", ((0, 3), (0, 3)), kwargs={"dim": 1}),
+               Case("shape_mismatch", ((2, 3), (2, 4)), raises=ValueError, match="stack: shapes (2, 3) and (2, 4)"),
+               Case("bad_dim", ((2, 3), (2, 3)), kwargs={"dim": 3}, raises=IndexError,
+                    match="stack: dim 3 is out of range"),
+           )), function="Stack"),
+    OpInfo("tl.cat", lambda *parts, dim=0: tl.cat(parts, dim), lambda *parts, dim=0: np.concatenate(parts, axis=dim),
+           join_cases((
+               Case("sizes_differ", ((1, 3), (4, 3), (2, 3))),
+               Case("sizes_differ_dim1", ((2, 1), (2, 3)), kwargs={"dim": 1}),
+               Case("empty_part", ((0, 3), (2, 3)), note="a part of size 0 along dim gets an empty gradient"),
+               Case("shape_mismatch", ((2, 3), (2, 4)), raises=ValueError,
+                    match="cat: shapes (2, 3) and (2, 4) (tensors 0 and 1) differ outside dim 0"),
+               Case("rank_mismatch", ((2, 3), (3,)), raises=ValueError, match="cat: shapes (2, 3) and (3,)"),
+               Case("0d", ((), ()), raises=ValueError, match="cat: 0-d tensors"),
+               Case("bad_dim", ((2, 3), (2, 3)), kwargs={"dim": 2}, raises=IndexError,
+                    match="cat: dim 2 is out of range"),
+           )), function="Concat"),
+    OpInfo("tl.concat", lambda *parts, dim=0: tl.concat(parts, dim),
+           lambda *parts, dim=0: np.concatenate(parts, axis=dim),
+           (Case("two", ((2, 3), (1, 3))), Case("dim1", ((2, 3), (2, 2)), kwargs={"dim": 1})), function="Concat"),
+    OpInfo("clamp", clamp_call, clamp_ref, (
+        Case("both", ((3, 4),), kwargs={"min": LO, "max": HI}),
+        Case("min_only", ((3, 4),), kwargs={"min": LO}),
+        Case("max_only", ((3, 4),), kwargs={"max": HI}),
+        Case("0d", ((),), kwargs={"min": LO, "max": HI}),
+        Case("empty", ((0, 3),), kwargs={"min": LO, "max": HI}),
+        Case("at_the_bounds", ((5,),), domain=D.fixed([-1.0, -0.5, 0.0, 0.5, 1.0]), kwargs={"min": -0.5, "max": 0.5},
+             grad_reference=clamp_mask, double_backward=False,
+             note="the gradient is 1 at x == min and x == max (PyTorch's convention)"),
+        Case("min_above_max", ((4,),), domain=D.fixed([-1.0, 0.2, 0.7, 2.0]), kwargs={"min": 1.0, "max": 0.0},
+             grad_reference=clamp_mask, double_backward=False, note="every result is max, with no gradient to x"),
+        Case("tensor_bounds", ((3, 4), (3, 1), (4,)),
+             domain=(D.distinct, D.fixed([[LO], [-0.83], [-0.08]]), D.fixed([HI, 0.87, 0.37, 1.13])),
+             note="Tensor bounds broadcast and get the gradient where they are the result"),
+        Case("tensor_min_fixed", ((3, 4), (4,)), domain=(D.distinct, D.fixed([LO, -0.83, -0.08, 0.37])),
+             grad=(True, False)),
+        Case("no_bounds", ((3,),), raises=ValueError, match="clamp: give at least one of min and max"),
+        Case("bound_shape_mismatch", ((2, 3), (4,)), raises=ValueError, match="clamp: shapes (2, 3) and (4,)"),
+    ), domain=D.distinct, method="clamp", function="Clamp"),
+    OpInfo("clip", clamp_call, clamp_ref, (
+        Case("both", ((3, 4),), kwargs={"min": LO, "max": HI, "alias": "clip"}),
+        Case("tensor_bounds", ((3, 4), (3, 1), (4,)), kwargs={"alias": "clip"},
+             domain=(D.distinct, D.fixed([[LO], [-0.83], [-0.08]]), D.fixed([HI, 0.87, 0.37, 1.13]))),
+    ), domain=D.distinct, method="clip", function="Clamp"),
+]
+
 OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING
-                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS)
+                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS)

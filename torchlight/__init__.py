@@ -19,6 +19,7 @@ from torchlight.backends import (
 )
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from torchlight.ops import cat, concat, stack, where
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 
@@ -31,6 +32,8 @@ __all__ = [
     "arange",
     "autograd",
     "backends",
+    "cat",
+    "concat",
     "enable_grad",
     "func",
     "full",
@@ -49,7 +52,9 @@ __all__ = [
     "scalar",
     "set_default_backend",
     "set_grad_enabled",
+    "stack",
     "tensor",
+    "where",
     "zeros",
     "zeros_like",
 ]

@@ -542,6 +542,37 @@ class Tensor:
         """1 / x."""
         return F.Inv.apply(self)
 
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        """Each element limited to [min, max]; either bound None, a number or a Tensor (broadcasting).
+
+        The gradient is 1 where min <= x <= max, the bounds included, and 0
+        where the value was clamped (PyTorch's convention; a Tensor bound gets
+        the gradient where it is the result). With min > max every element is max.
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+            >>> x.clamp(-1.0, 1.0).sum().backward()
+            >>> x.grad.tolist()
+            [0.0, 1.0, 0.0]
+        """
+        if min is None and max is None:
+            raise ValueError("clamp: give at least one of min and max")
+        lo, hi = (b if b is None or isinstance(b, (int, float)) else self._lift(b) for b in (min, max))
+        for bound in (lo, hi):
+            if isinstance(bound, Tensor):
+                check_same_backend("clamp", self, bound)
+                broadcast_shapes("clamp", self.shape, bound.shape)
+        return F.Clamp.apply(self, lo, hi)
+
+    clip = clamp
+
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """This tensor where `condition` holds, else `other`: `tl.where(condition, self, other)`."""
+        from torchlight.ops import where
+
+        return where(condition, self, other)
+
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         return F.Sum.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
 
@@ -561,6 +592,16 @@ class Tensor:
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Indices of the maxima (no gradient)."""
         return Tensor._wrap(self.backend.xp.argmax(self.data, axis=dim, keepdims=keepdim), self.backend)
+
+    def min(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The minimum values (ties share the gradient evenly, as in max); see argmin."""
+        if self.size == 0:
+            raise ValueError(f"min: the tensor of shape {self.shape} is empty")
+        return F.Min.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Indices of the minima (no gradient)."""
+        return Tensor._wrap(self.backend.xp.argmin(self.data, axis=dim, keepdims=keepdim), self.backend)
 
     def permute(self, *dims: int) -> Tensor:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
@@ -600,6 +641,34 @@ class Tensor:
         return F.Reshape.apply(self, F.resolve_shape(shape, self.shape))
 
     view = reshape
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Drop the size-1 dimensions: all of them, or those among `dim` (an int or a tuple).
+
+        As PyTorch, a `dim` whose size is not 1 is left as it is (the array
+        API's `squeeze` raises there); a `dim` out of range raises IndexError.
+        """
+        dims = F.normalize_dims(dim, self.ndim)
+        return F.Reshape.apply(self, tuple(n for i, n in enumerate(self.shape) if n != 1 or i not in dims))
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """A new size-1 dimension at `dim` (-ndim - 1 <= dim <= ndim, as PyTorch)."""
+        n = self.ndim + 1
+        if not -n <= dim < n:
+            raise IndexError(f"unsqueeze: dim {dim} is out of range for a tensor of shape {self.shape} "
+                             f"(expected {-n} to {n - 1})")
+        d = dim % n
+        return F.Reshape.apply(self, self.shape[:d] + (1,) + self.shape[d:])
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """The dimensions start_dim..end_dim (inclusive) merged into one; a 0-d tensor becomes 1-d."""
+        (start,) = F.normalize_dims(start_dim, self.ndim) or (0,)
+        (end,) = F.normalize_dims(end_dim, self.ndim) or (0,)
+        if start > end:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                             f"for a tensor of shape {self.shape}")
+        shape = self.shape
+        return F.Reshape.apply(self, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
     def expand(self, *shape: int) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -287,10 +287,7 @@ class Max(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
-        xp = a.backend.xp
-        top = xp.max(a.data, axis=dims, keepdims=True)
-        ctx.save_for_backward(a, top, dims)
-        return top if keepdim else xp.reshape(top, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+        return _extreme(ctx, a, a.backend.xp.max, dims, keepdim)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
@@ -299,6 +296,14 @@ class Max(Function):
         hit = xp.astype(a.data == top, a.dtype)
         share = hit / xp.sum(hit, axis=dims, keepdims=True)
         return g.reshape(top.shape) * _const(a, share), None, None
+
+
+def _extreme(ctx: Context, a: Any, reduce: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """`reduce` (the namespace's max or min) over `dims`, saving what Max's backward reads."""
+    xp = a.backend.xp
+    top = reduce(a.data, axis=dims, keepdims=True)
+    ctx.save_for_backward(a, top, dims)
+    return top if keepdim else xp.reshape(top, tuple(n for i, n in enumerate(a.shape) if i not in dims))
 
 
 # --------------------------------------------------------- elementwise
@@ -995,19 +1000,113 @@ class Fold(Function):
         return Unfold.apply(h, kernel, stride, window_axis), None, None, None, None
 
 
-# ------------------------------------- functional transforms (torchlight.func)
-class Stack(Function):
-    """`stack(parts, axis=0)` of same-shaped tensors, differentiable in each part.
+# -------------------------------------- array ops (torchlight.ops, Tensor methods)
+def _split_axis(inputs: tuple) -> tuple[tuple, int | None]:
+    """(parts, axis) of `Stack.apply(*parts[, axis])` / `Concat.apply(*parts[, axis])`: a trailing int is the axis."""
+    if isinstance(inputs[-1], int):
+        return inputs[:-1], inputs[-1]
+    return inputs, None
 
-    How `torchlight.func.jacobian` assembles its rows when they carry
-    history (a Jacobian inside another transform); the backward hands row
-    i of the gradient to part i.
+
+class Min(Max):
+    """The minimum over `dims`: Max's forward with the namespace's `min`, and
+    Max's backward (tied minima share the gradient evenly)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+        return _extreme(ctx, a, a.backend.xp.min, dims, keepdim)
+
+
+class Concat(Function):
+    """`concat(parts, axis)`: `Concat.apply(*parts, axis)` (axis 0 when left out).
+
+    `torchlight.ops.cat` checks the shapes for the user. The backward slices
+    the gradient back into the parts along `axis`.
     """
 
     @staticmethod
-    def forward(ctx: Context, *parts: Any) -> Any:
-        return parts[0].backend.xp.stack([p.data for p in parts], axis=0)
+    def forward(ctx: Context, *inputs: Any) -> Any:
+        parts, axis = _split_axis(inputs)
+        axis = 0 if axis is None else axis % parts[0].ndim
+        ctx.save_for_backward(axis, tuple(p.shape[axis] for p in parts), len(inputs) - len(parts))
+        return parts[0].backend.xp.concat([p.data for p in parts], axis=axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        return tuple(g[i] if need else None for i, need in enumerate(ctx.needs_input_grad))
+        axis, sizes, extra = ctx.saved_tensors
+        grads, start = [], 0
+        for n, need in zip(sizes, ctx.needs_input_grad):
+            grads.append(Gather.apply(g, (slice(None),) * axis + (slice(start, start + n),)) if need else None)
+            start += n
+        return (*grads, *(None,) * extra)
+
+
+class Clamp(Function):
+    """`min(max(x, lo), hi)`, either bound None (absent), a number or a Tensor.
+
+    The gradient follows PyTorch: x gets g where lo <= x <= hi (the bounds
+    included), lo gets it where x < lo < hi, hi where x > hi or hi < lo
+    (with lo > hi every result is hi). Forward: the namespace's `clip` for
+    number bounds (one pass); `maximum`/`minimum` for Tensor bounds, which
+    broadcast as every binary op does, and for lo > hi.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, lo: Any, hi: Any) -> Any:
+        xp = x.backend.xp
+        ctx.save_for_backward(x, lo, hi)
+        lo_data, hi_data = (getattr(b, "data", b) for b in (lo, hi))
+        if not hasattr(lo, "data") and not hasattr(hi, "data") and (lo is None or hi is None or lo <= hi):
+            return xp.clip(x.data, lo_data, hi_data)  # (array_api_strict's clip refuses min > max)
+        out = x.data if lo is None else xp.maximum(x.data, lo_data)
+        return out if hi is None else xp.minimum(out, hi_data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        x, lo, hi = ctx.saved_tensors
+        xp = x.backend.xp
+        x_data, lo_data, hi_data = (getattr(b, "data", b) for b in (x, lo, hi))
+        need_x, need_lo, need_hi = ctx.needs_input_grad
+
+        def masked(mask: Any) -> Any:  # g where mask, else 0
+            return g * _const(g, xp.astype(mask, g.dtype))
+
+        gx = glo = ghi = None
+        if need_x:
+            inside = [m for m in (None if lo is None else x_data >= lo_data,
+                                  None if hi is None else x_data <= hi_data) if m is not None]
+            gx = g if not inside else masked(inside[0] if len(inside) == 1 else xp.logical_and(*inside))
+        if need_lo:
+            below = x_data < lo_data
+            glo = masked(below if hi is None else xp.logical_and(below, lo_data < hi_data))
+        if need_hi:
+            above = x_data > hi_data
+            ghi = masked(above if lo is None else xp.logical_or(above, hi_data < lo_data))
+        return gx, glo, ghi
+
+
+# ------------------------------------- functional transforms (torchlight.func)
+class Stack(Function):
+    """`stack(parts, axis)` of same-shaped tensors: `Stack.apply(*parts, axis)`
+    (axis 0 when left out), differentiable in each part.
+
+    What `torchlight.ops.stack` calls (it checks the shapes for the user),
+    and how `torchlight.func.jacobian` assembles its rows when they carry
+    history (a Jacobian inside another transform); the backward hands
+    slice i of the gradient along `axis` to part i.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *inputs: Any) -> Any:
+        parts, axis = _split_axis(inputs)
+        axis = 0 if axis is None else axis % (parts[0].ndim + 1)
+        ctx.save_for_backward(axis, len(inputs) - len(parts))
+        return parts[0].backend.xp.stack([p.data for p in parts], axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        axis, extra = ctx.saved_tensors
+        lead = (slice(None),) * axis
+        grads = [Gather.apply(g, lead + (i,)) if need else None
+                 for i, need in enumerate(ctx.needs_input_grad[:len(ctx.needs_input_grad) - extra])]
+        return (*grads, *(None,) * extra)
