@@ -50,10 +50,47 @@ def ref_reduce(loss: np.ndarray, reduction: str) -> np.ndarray:
     return {"mean": np.mean, "sum": np.sum, "none": np.asarray}[reduction](loss)
 
 
-def ref_nll(logp: np.ndarray, target: np.ndarray, reduction: str = "mean") -> np.ndarray:
+def ref_nll(logp: np.ndarray, w: np.ndarray | None = None, *, target: np.ndarray, ignore_index: int = -100,
+            reduction: str = "mean", label_smoothing: float = 0.0) -> np.ndarray:
+    """PyTorch's documented nll / cross-entropy of class labels, one sample at a time.
+
+    Sample i with label y (not ignore_index): (1 - e) * w[y] * (-logp[i, y])
+    + e / C * sum_c w[c] * (-logp[i, c]); an ignored sample gives 0. The mean
+    divides by the sum of w[y] over the samples kept (NaN when that is 0).
+    """
     axis = 0 if logp.ndim == 1 else 1
-    picked = np.take_along_axis(logp, np.expand_dims(target, axis), axis=axis)
-    return ref_reduce(-np.squeeze(picked, axis), reduction)
+    classes = logp.shape[axis]
+    rows = np.moveaxis(logp, axis, -1).reshape(-1, classes)
+    labels = np.asarray(target).reshape(-1)
+    w = np.ones(classes) if w is None else w
+    losses, kept = np.zeros(len(labels)), 0.0
+    for i, y in enumerate(labels):
+        if y == ignore_index:
+            continue
+        smooth = sum(-w[c] * rows[i, c] for c in range(classes)) / classes
+        losses[i] = (1 - label_smoothing) * -w[y] * rows[i, y] + label_smoothing * smooth
+        kept += w[y]
+    if reduction == "none":
+        return losses.reshape(np.shape(target))
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / kept if kept else np.nan
+
+
+def ref_cross_entropy(x: np.ndarray, *tensors: np.ndarray, target: np.ndarray | None = None,
+                      label_smoothing: float = 0.0, reduction: str = "mean", **options: Any) -> np.ndarray:
+    """Labels in `target`: ref_nll of log_softmax; else the first of `tensors` holds class probabilities."""
+    axis = 0 if x.ndim == 1 else 1
+    logp = ref_log_softmax(x, axis)
+    if target is not None:
+        return ref_nll(logp, *tensors, target=target, label_smoothing=label_smoothing, reduction=reduction,
+                       **options)
+    probs, *weight = tensors
+    classes = x.shape[axis]
+    smoothed = probs * (1 - label_smoothing) + label_smoothing / classes
+    w = np.ones(classes) if not weight else weight[0]
+    w = w.reshape((classes,) + (1,) * (x.ndim - axis - 1))
+    return ref_reduce(-(w * smoothed * logp).sum(axis=axis), reduction)
 
 
 def ref_pad(x: np.ndarray, padding: tuple[int, int], value: float) -> np.ndarray:
@@ -63,14 +100,17 @@ def ref_pad(x: np.ndarray, padding: tuple[int, int], value: float) -> np.ndarray
     return out
 
 
-def ref_windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
-    """(N, C, Ho, Wo, kh, kw) by explicit loops over the output pixels."""
-    (kh, kw), (sh, sw) = kernel, stride
-    ho, wo = (x.shape[-2] - kh) // sh + 1, (x.shape[-1] - kw) // sw + 1
+def ref_windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
+                dilation: tuple[int, int] = (1, 1)) -> np.ndarray:
+    """(N, C, Ho, Wo, kh, kw) by explicit loops over the output pixels and the kernel's taps."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho, wo = (x.shape[-2] - dh * (kh - 1) - 1) // sh + 1, (x.shape[-1] - dw * (kw - 1) - 1) // sw + 1
     out = np.zeros(x.shape[:-2] + (ho, wo, kh, kw))
     for r in range(ho):
         for s in range(wo):
-            out[..., r, s, :, :] = x[..., r * sh:r * sh + kh, s * sw:s * sw + kw]
+            for i in range(kh):
+                for j in range(kw):
+                    out[..., r, s, i, j] = x[..., r * sh + i * dh, s * sw + j * dw]
     return out
 
 
@@ -79,16 +119,20 @@ def _pair(v: Any) -> tuple[int, int]:
 
 
 def ref_conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: Any = 1,
-               padding: Any = 0) -> np.ndarray:
-    windows = ref_windows(ref_pad(x, _pair(padding), 0.0), w.shape[-2:], _pair(stride))
-    out = np.einsum("ncrsij,ocij->nors", windows, w)
+               padding: Any = 0, dilation: Any = 1, groups: int = 1) -> np.ndarray:
+    """Each group of input channels convolved with its own slice of the output channels."""
+    windows = ref_windows(ref_pad(x, _pair(padding), 0.0), w.shape[-2:], _pair(stride), _pair(dilation))
+    cin, cout = x.shape[1] // groups, w.shape[0] // groups
+    out = np.concatenate([np.einsum("ncrsij,ocij->nors", windows[:, g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout])
+                          for g in range(groups)], axis=1)
     return out if b is None else out + b[:, None, None]
 
 
-def ref_pool(x: np.ndarray, kernel_size: Any, stride: Any = None, padding: Any = 0, *, reduce: Any,
-             fill: float) -> np.ndarray:
+def ref_pool(x: np.ndarray, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1, *,
+             reduce: Any, fill: float) -> np.ndarray:
     kernel = _pair(kernel_size)
-    windows = ref_windows(ref_pad(x, _pair(padding), fill), kernel, kernel if stride is None else _pair(stride))
+    windows = ref_windows(ref_pad(x, _pair(padding), fill), kernel, kernel if stride is None else _pair(stride),
+                          _pair(dilation))
     return reduce(windows, axis=(-2, -1))
 
 
@@ -133,9 +177,22 @@ add("logsumexp", lambda x, dim=None, keepdim=False: nnF.logsumexp(x, dim, keepdi
 
 # ------------------------------------------------------------------- losses
 LABELS = np.array([2, 0, 3, 3])
-add("cross_entropy",
-    lambda x, target, reduction="mean": nnF.cross_entropy(x, _ints(target, x), reduction),
-    lambda x, target, reduction="mean": ref_nll(ref_log_softmax(x, 0 if x.ndim == 1 else 1), target, reduction),
+IGNORED = np.array([2, -100, 3, -100])
+WEIGHTED = (D.normal, D.positive)  # logits, then a class weight in [0.5, 2]
+ALL_IGNORED = {"grad_reference": lambda x, *_, **k: (np.zeros(x.shape),), "double_backward": False,
+               "note": "every label ignored: the mean is 0 / 0, NaN, with a zero gradient (PyTorch)"}
+
+
+def call_cross_entropy(x: Any, *tensors: Any, target: Any = None, **options: Any) -> Any:
+    """Labels as `target` (a NumPy array, moved to x's backend) and an optional weight as the next
+    Tensor; without `target`, the next Tensor holds class probabilities (then the weight)."""
+    if target is not None:
+        return nnF.cross_entropy(x, _ints(target, x), *tensors, **options)
+    probs, *weight = tensors
+    return nnF.cross_entropy(x, probs, *weight, **options)
+
+
+add("cross_entropy", call_cross_entropy, ref_cross_entropy,
     (Case("mean", ((4, 5),), kwargs={"target": LABELS}),
      Case("sum", ((4, 5),), kwargs={"target": LABELS, "reduction": "sum"}),
      Case("none", ((4, 5),), kwargs={"target": LABELS, "reduction": "none"}),
@@ -145,16 +202,52 @@ add("cross_entropy",
           domain=D.fixed([[1000.0, 0.0], [-1000.0, 0.0]]), double_backward=False,
           note="no overflow at |x| = 1000"),
      Case("label_out_of_range", ((4, 3),), kwargs={"target": LABELS}, raises=ValueError,
-          match="cross_entropy: labels [3] out of range for 3 classes")),
-    ("CrossEntropy", "Softmax"))
+          match="cross_entropy: labels [3] out of range for 3 classes"),
+     Case("weight", ((4, 5), (5,)), kwargs={"target": LABELS}, grad=(True, False), domain=WEIGHTED),
+     Case("weight_sum", ((4, 5), (5,)), kwargs={"target": LABELS, "reduction": "sum"}, grad=(True, False),
+          domain=WEIGHTED),
+     Case("ignore_index", ((4, 5),), kwargs={"target": IGNORED}),
+     Case("ignore_index_none", ((4, 5),), kwargs={"target": IGNORED, "reduction": "none"}),
+     Case("ignore_in_range", ((4, 5),), kwargs={"target": LABELS, "ignore_index": 3},
+          note="an ignore_index that is a class: those labels leave the loss"),
+     Case("all_ignored", ((4, 5),), kwargs={"target": np.full(4, -100)}, **ALL_IGNORED),
+     Case("all_ignored_sum", ((4, 5),), kwargs={"target": np.full(4, -100), "reduction": "sum"}),
+     Case("label_smoothing", ((4, 5),), kwargs={"target": LABELS, "label_smoothing": 0.2}),
+     Case("smoothing_one", ((4, 5),), kwargs={"target": LABELS, "label_smoothing": 1.0}),
+     Case("combined", ((4, 5), (5,)), kwargs={"target": IGNORED, "label_smoothing": 0.3}, grad=(True, False),
+          domain=WEIGHTED, note="weight, ignore_index and label_smoothing at once"),
+     Case("combined_spatial", ((2, 3, 2, 2), (3,)), grad=(True, False), domain=WEIGHTED,
+          kwargs={"target": np.array([[[0, -100], [1, 1]], [[2, 2], [-100, 1]]]), "label_smoothing": 0.1,
+                  "reduction": "none"}),
+     Case("combined_unbatched", ((5,), (5,)), kwargs={"target": np.array(1), "label_smoothing": 0.4},
+          grad=(True, False), domain=WEIGHTED),
+     Case("probabilities", ((4, 5), (4, 5)), domain=(D.normal, D.positive),
+          note="class probabilities (unnormalised here: the loss is linear in them)"),
+     Case("probabilities_options", ((2, 3, 2), (2, 3, 2), (3,)), grad=(True, True, False),
+          domain=(D.normal, D.positive, D.positive), kwargs={"label_smoothing": 0.25, "reduction": "sum"}),
+     Case("weight_shape", ((4, 5), (4,)), kwargs={"target": LABELS}, raises=ValueError,
+          match="cross_entropy: weight must have shape (5,)"),
+     Case("smoothing_range", ((4, 5),), kwargs={"target": LABELS, "label_smoothing": 1.5}, raises=ValueError,
+          match="label_smoothing must be a number in [0, 1]"),
+     Case("label_out_of_range_ignoring", ((4, 5),), kwargs={"target": np.array([0, -100, 5, -1])},
+          raises=ValueError, match="labels [-1, 5] out of range for 5 classes"),
+     Case("ignore_index_with_probabilities", ((4, 5), (4, 5)), kwargs={"ignore_index": 0}, raises=ValueError,
+          match="ignore_index needs integer labels")),
+    ("CrossEntropy", "Softmax", "LogSoftmax", "TakeAlongAxis"))
 add("nll_loss",
-    lambda x, target, reduction="mean": nnF.nll_loss(x, _ints(target, x), reduction),
+    lambda x, *weight, target, **options: nnF.nll_loss(x, _ints(target, x), *weight, **options),
     ref_nll,
     (Case("mean", ((4, 5),), kwargs={"target": LABELS}),
      Case("none", ((4, 5),), kwargs={"target": LABELS, "reduction": "none"}),
      Case("unbatched", ((5,),), kwargs={"target": np.array(4)}),
      Case("bad_reduction", ((4, 5),), kwargs={"target": LABELS, "reduction": "avg"}, raises=ValueError,
-          match="reduction must be one of")),
+          match="reduction must be one of"),
+     Case("weight", ((4, 5), (5,)), kwargs={"target": LABELS}, grad=(True, False), domain=WEIGHTED),
+     Case("ignore_index", ((4, 5), (5,)), kwargs={"target": IGNORED}, grad=(True, False), domain=WEIGHTED),
+     Case("all_ignored", ((4, 5),), kwargs={"target": np.full(4, -100)}, **ALL_IGNORED),
+     Case("all_ignored_none", ((4, 5),), kwargs={"target": np.full(4, -100), "reduction": "none"}),
+     Case("weight_shape", ((4, 5), (5, 1)), kwargs={"target": LABELS}, raises=ValueError,
+          match="nll_loss: weight must have shape (5,)")),
     ("TakeAlongAxis",))
 add("mse_loss", lambda x, t, reduction="mean": nnF.mse_loss(x, t, reduction),
     lambda x, t, reduction="mean": ref_reduce((x - t) ** 2, reduction),
@@ -182,16 +275,28 @@ add("linear", nnF.linear, lambda x, w, b=None: x @ w.T + (0.0 if b is None else 
      Case("batched_no_bias", ((2, 2, 3), (4, 3))),
      Case("wrong_width", ((3, 5), (2, 4)), raises=ValueError, match="in_features=4")),
     ("Linear",))
-add("conv2d", lambda x, w, b=None, stride=1, padding=0: nnF.conv2d(x, w, b, stride, padding), ref_conv2d,
+add("conv2d", nnF.conv2d, ref_conv2d,
     (Case("plain", ((2, 2, 4, 5), (3, 2, 2, 3), (3,))),
      Case("stride_padding", ((1, 2, 5, 5), (2, 2, 3, 3), (2,)), kwargs={"stride": 2, "padding": 1}),
      Case("uneven", ((2, 1, 4, 6), (2, 1, 3, 2)), kwargs={"stride": (1, 2), "padding": (2, 0)}),
-     Case("wrong_channels", ((1, 3, 4, 4), (2, 1, 3, 3)), raises=ValueError, match="input has 3 channels")),
-    ("Pad", "Unfold", "Linear"))
-add("max_pool2d", lambda x, kernel_size, stride=None, padding=0: nnF.max_pool2d(x, kernel_size, stride, padding),
-    lambda x, **k: ref_pool(x, **k, reduce=np.max, fill=-np.inf),
+     Case("wrong_channels", ((1, 3, 4, 4), (2, 1, 3, 3)), raises=ValueError, match="input has 3 channels"),
+     Case("dilation", ((1, 2, 6, 7), (2, 2, 2, 3), (2,)), kwargs={"dilation": 2}),
+     Case("groups", ((2, 4, 4, 4), (6, 2, 2, 2), (6,)), kwargs={"groups": 2}),
+     Case("depthwise", ((1, 3, 4, 5), (6, 1, 3, 3)), kwargs={"groups": 3, "padding": 1},
+          note="groups == channels, two filters per channel"),
+     Case("stride_dilation_padding", ((1, 2, 7, 6), (4, 1, 3, 2), (4,)),
+          kwargs={"stride": (2, 1), "dilation": (2, 3), "padding": (1, 2), "groups": 2}),
+     Case("groups_indivisible", ((1, 3, 4, 4), (2, 1, 3, 3)), kwargs={"groups": 2}, raises=ValueError,
+          match="groups=2 must divide both the input's 3 channels"),
+     Case("groups_wrong_weight", ((1, 4, 4, 4), (2, 1, 3, 3)), kwargs={"groups": 2}, raises=ValueError,
+          match="expects 1 per group x 2 groups = 2"),
+     Case("dilated_too_large", ((1, 1, 4, 4), (1, 1, 3, 3)), kwargs={"dilation": 2}, raises=ValueError,
+          match="spans (5, 5)) is larger than the padded input")),
+    ("Pad", "Unfold", "Linear", "MatMul"))
+add("max_pool2d", nnF.max_pool2d, lambda x, **k: ref_pool(x, **k, reduce=np.max, fill=-np.inf),
     (Case("2x2", ((2, 2, 4, 4),), kwargs={"kernel_size": 2}),
      Case("overlap_padding", ((1, 2, 5, 4),), kwargs={"kernel_size": (3, 2), "stride": 1, "padding": 1}),
+     Case("dilation", ((1, 2, 7, 7),), kwargs={"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2}),
      Case("tie", ((1, 1, 2, 2),), domain=D.fixed(1.0), kwargs={"kernel_size": 2}, double_backward=False,
           grad_reference=lambda x, **k: (np.full(x.shape, 0.25),), note="ties share the gradient evenly")),
     ("Unfold", "Max"), domain=D.distinct)
@@ -222,21 +327,25 @@ add("dropout", lambda x, p, seed: nnF.dropout(x, p, True, np.random.default_rng(
 
 # ------------------------------------------------- Fold (backward-only Function)
 def ref_fold(g: np.ndarray, *, shape: tuple[int, ...], kernel: tuple[int, int],
-             stride: tuple[int, int], window_axis: int = -1) -> np.ndarray:
-    (kh, kw), (sh, sw) = kernel, stride
+             stride: tuple[int, int], window_axis: int = -1, dilation: tuple[int, int] = (1, 1)) -> np.ndarray:
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     g = np.moveaxis(g, 0, -1) if window_axis == 0 else g
     out = np.zeros(shape)
     for r in range(g.shape[-3]):
         for s in range(g.shape[-2]):
-            out[..., r * sh:r * sh + kh, s * sw:s * sw + kw] += g[..., r, s, :].reshape(g.shape[:-3] + (kh, kw))
+            taps = g[..., r, s, :].reshape(g.shape[:-3] + (kh, kw))
+            out[..., r * sh:r * sh + dh * (kh - 1) + 1:dh, s * sw:s * sw + dw * (kw - 1) + 1:dw] += taps
     return out
 
 
 OPS.append(OpInfo(
-    "Fold", lambda g, shape, kernel, stride, window_axis=-1: AF.Fold.apply(g, shape, kernel, stride, window_axis),
+    "Fold", lambda g, shape, kernel, stride, window_axis=-1, dilation=(1, 1):
+        AF.Fold.apply(g, shape, kernel, stride, window_axis, dilation),
     ref_fold,
     (Case("overlapping", ((1, 2, 3, 3, 4),), kwargs={"shape": (1, 2, 4, 4), "kernel": (2, 2), "stride": (1, 1)}),
      Case("strided", ((2, 1, 2, 2, 6),), kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3)}),
      Case("windows_first", ((6, 2, 1, 2, 2),),
-          kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3), "window_axis": 0})),
+          kwargs={"shape": (2, 1, 5, 6), "kernel": (2, 3), "stride": (2, 3), "window_axis": 0}),
+     Case("dilated", ((1, 2, 2, 3, 4),),
+          kwargs={"shape": (1, 2, 5, 6), "kernel": (2, 2), "stride": (2, 1), "dilation": (2, 3)})),
     function="Fold", area="nn"))

@@ -921,11 +921,17 @@ class Pad(Function):
         return Gather.apply(g, key), None, None
 
 
-def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[int, int]) -> list:
-    """One (rows, cols) slice pair per kernel offset, in row-major order."""
-    (kh, kw), (sh, sw), (ho, wo) = kernel, stride, out
-    return [(slice(i, i + sh * (ho - 1) + 1, sh), slice(j, j + sw * (wo - 1) + 1, sw))
+def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[int, int],
+                   dilation: tuple[int, int] = (1, 1)) -> list:
+    """One (rows, cols) slice pair per kernel offset, in row-major order (offset i sits at i * dilation)."""
+    (kh, kw), (sh, sw), (ho, wo), (dh, dw) = kernel, stride, out, dilation
+    return [(slice(i * dh, i * dh + sh * (ho - 1) + 1, sh), slice(j * dw, j * dw + sw * (wo - 1) + 1, sw))
             for i in range(kh) for j in range(kw)]
+
+
+def window_count(size: int, kernel: int, stride: int, dilation: int = 1) -> int:
+    """How many windows of `kernel` taps, `dilation` apart, fit in `size` at `stride` (PyTorch's formula)."""
+    return (size - dilation * (kernel - 1) - 1) // stride + 1
 
 
 class Unfold(Function):
@@ -936,20 +942,23 @@ class Unfold(Function):
     mean over a short last axis costs NumPy several times one over a
     leading one). Gathered as kh*kw strided slices stacked on that axis
     (array API only, no copies per output pixel); the backward is Fold.
+    `dilation` spaces the taps of a window apart (offset i starts at
+    i * dilation): a dilated window is just another set of strided slices.
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int], window_axis: int) -> Any:
-        h, w = a.shape[-2:]
-        out = ((h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1)
-        ctx.save_for_backward(a.shape, kernel, stride, window_axis)
-        patches = [a.data[..., rows, cols] for rows, cols in _window_slices(kernel, stride, out)]
+    def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int], window_axis: int,
+                dilation: tuple[int, int] = (1, 1)) -> Any:
+        out = tuple(window_count(n, k, s, d) for n, k, s, d in zip(a.shape[-2:], kernel, stride, dilation))
+        ctx.save_for_backward(a.shape, kernel, stride, window_axis, dilation)
+        patches = [a.data[..., rows, cols] for rows, cols in _window_slices(kernel, stride, out, dilation)]
         return a.backend.xp.stack(patches, axis=window_axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        shape, kernel, stride, window_axis = ctx.saved_tensors
-        return Fold.apply(g, shape, kernel, stride, window_axis), None, None, None
+        shape, kernel, stride, window_axis, dilation = ctx.saved_tensors
+        grads = (Fold.apply(g, shape, kernel, stride, window_axis, dilation), None, None, None)
+        return grads + (None,) * (len(ctx.needs_input_grad) - len(grads))  # dilation given or not
 
 
 def _dilate(xp: Any, data: Any, axis: int, step: int) -> Any:
@@ -970,24 +979,25 @@ class Fold(Function):
 
     Where the library's arrays are writeable, each offset's values are added
     in place into its strided slice of one zeros array; else (JAX) each is
-    dilated by the stride, padded to `shape` and summed.
+    dilated by the stride, padded to `shape` and summed. `dilation` as Unfold's.
     """
 
     @staticmethod
     def forward(ctx: Context, g: Any, shape: tuple[int, ...], kernel: tuple[int, int],
-                stride: tuple[int, int], window_axis: int) -> Any:
+                stride: tuple[int, int], window_axis: int, dilation: tuple[int, int] = (1, 1)) -> Any:
         xp = g.backend.xp
-        ctx.save_for_backward(kernel, stride, window_axis)
+        ctx.save_for_backward(kernel, stride, window_axis, dilation)
         spatial = g.ndim - 2 if window_axis == 0 else g.ndim - 3  # the axis of Ho in g
         out = (g.shape[spatial], g.shape[spatial + 1])
         parts = [g.data[k, ...] if window_axis == 0 else g.data[..., k] for k in range(kernel[0] * kernel[1])]
         total = xp.zeros(shape, dtype=g.dtype, device=g.device)
+        slices = _window_slices(kernel, stride, out, dilation)
         if _writeable(total):
-            for part, (rows, cols) in zip(parts, _window_slices(kernel, stride, out)):
+            for part, (rows, cols) in zip(parts, slices):
                 total[..., rows, cols] += part
             return total
         h, w = shape[-2:]
-        for part, (rows, cols) in zip(parts, _window_slices(kernel, stride, out)):
+        for part, (rows, cols) in zip(parts, slices):
             part = _dilate(xp, _dilate(xp, part, part.ndim - 2, stride[0]), part.ndim - 1, stride[1])
             part = _pad_axis(xp, part, part.ndim - 2, rows.start, h - rows.start - part.shape[-2], 0.0)
             part = _pad_axis(xp, part, part.ndim - 1, cols.start, w - cols.start - part.shape[-1], 0.0)
@@ -996,8 +1006,9 @@ class Fold(Function):
 
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
-        kernel, stride, window_axis = ctx.saved_tensors
-        return Unfold.apply(h, kernel, stride, window_axis), None, None, None, None
+        kernel, stride, window_axis, dilation = ctx.saved_tensors
+        grads = (Unfold.apply(h, kernel, stride, window_axis, dilation), None, None, None, None)
+        return grads + (None,) * (len(ctx.needs_input_grad) - len(grads))  # dilation given or not
 
 
 # -------------------------------------- array ops (torchlight.ops, Tensor methods)

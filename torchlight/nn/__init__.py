@@ -18,6 +18,7 @@ from torchlight.nn.conv import Conv2d
 from torchlight.nn.dropout import Dropout
 from torchlight.nn.embedding import Embedding
 from torchlight.nn.linear import Flatten, Identity, Linear
+from torchlight.nn.loss import CrossEntropyLoss, NLLLoss
 from torchlight.nn.module import Module
 from torchlight.nn.normalization import LayerNorm
 from torchlight.nn.parameter import Parameter
@@ -26,6 +27,7 @@ from torchlight.nn.pooling import AvgPool2d, MaxPool2d
 __all__ = [
     "AvgPool2d",
     "Conv2d",
+    "CrossEntropyLoss",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -35,6 +37,7 @@ __all__ = [
     "LogSoftmax",
     "MaxPool2d",
     "Module",
+    "NLLLoss",
     "Parameter",
     "ReLU",
     "Sequential",

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight.autograd import functions as fn
-from torchlight.tensor import Tensor
+from torchlight.tensor import Tensor, check_same_backend
 
 __all__ = [
     "avg_pool2d",
@@ -160,47 +160,177 @@ def logsumexp(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool =
 
 
 # ------------------------------------------------------------------ losses
-def nll_loss(log_probs: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """-log_probs[i, target[i]], reduced: the negative log-likelihood of the labels.
+def nll_loss(log_probs: Tensor, target: Any, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """-weight[t] * log_probs[i, t] for each label t = target[i], reduced: the negative log-likelihood.
 
     `log_probs` is (N, C) or (N, C, d1, ...) (classes on axis 1) or (C,);
     `target` holds integer labels of shape (N,) / (N, d1, ...) / (). A label
-    outside [0, C) raises ValueError.
+    outside [0, C) raises ValueError, unless it equals `ignore_index`: such
+    a label contributes 0 and leaves the mean's denominator. `weight` (C,)
+    weighs each class; the mean is then sum(weight[t] * loss) / sum(weight[t])
+    over the labels kept (NaN when none is kept, as PyTorch). The weight is
+    treated as a constant: no gradient reaches it.
+
+    Example:
+        >>> import torchlight as tl
+        >>> logp = tl.tensor([[-0.5, -1.0], [-2.0, -0.25], [-1.0, -1.0]])
+        >>> nll_loss(logp, tl.tensor([0, 1, -100]), weight=tl.tensor([1.0, 3.0])).item()  # (0.5 + 0.75) / 4
+        0.3125
     """
-    return _nll(log_probs, target, reduction, "nll_loss")
+    op = "nll_loss"
+    labels = _class_targets(log_probs, target, ignore_index, reduction, op)
+    weight = _class_weight(weight, log_probs, op)
+    if weight is None and labels.ignored is None:
+        picked = fn.TakeAlongAxis.apply(log_probs, labels.index, labels.axis)
+        return _reduce(-picked.reshape(labels.shape), reduction, op)
+    return _weighted_nll(log_probs, labels, weight, reduction, 0.0)
 
 
-def _nll(log_probs: Tensor, target: Any, reduction: str, op: str) -> Tensor:
-    index, axis = _label_index(log_probs, target, reduction, op)
-    picked = fn.TakeAlongAxis.apply(log_probs, index, axis)
-    return _reduce(-picked.reshape(index.shape[:axis] + index.shape[axis + 1:]), reduction, op)
+class _Labels:
+    """Checked class labels: `index` (int64, with a size-1 class `axis`, ignored labels set to 0),
+    the labels' `shape`, and `ignored` (a boolean array of that shape, or None when none is)."""
+
+    __slots__ = ("index", "axis", "shape", "ignored")
+
+    def __init__(self, index: Any, axis: int, shape: tuple[int, ...], ignored: Any) -> None:
+        self.index, self.axis, self.shape, self.ignored = index, axis, shape, ignored
 
 
-def _label_index(scores: Tensor, target: Any, reduction: str, op: str) -> tuple[Any, int]:
-    """The checked labels as an index array with a size-1 class axis, and that axis."""
+def _class_axis(scores: Tensor, reduction: str, op: str) -> int:
     _check_float(scores, op)
     _check_reduction(reduction, op)
     if scores.ndim == 0:
         raise ValueError(f"{op}: the input must have a class axis, not shape {scores.shape}")
-    axis = 0 if scores.ndim == 1 else 1
-    target = _class_labels(target, scores, scores.shape[axis], op)
+    return 0 if scores.ndim == 1 else 1
+
+
+def _class_targets(scores: Tensor, target: Any, ignore_index: int, reduction: str, op: str) -> _Labels:
+    """The labels checked against the scores' classes (axis 1, or 0 when unbatched) and `ignore_index`."""
+    axis = _class_axis(scores, reduction, op)
+    if not isinstance(ignore_index, int) or isinstance(ignore_index, bool):
+        raise TypeError(f"{op}: ignore_index must be an int, not {ignore_index!r}")
+    target = _lift(target, scores)
+    classes = scores.shape[axis]
+    ignored = _ignored_labels(target, classes, ignore_index, op)
     expected = scores.shape[:axis] + scores.shape[axis + 1:]
     if target.shape != expected:
         raise ValueError(f"{op}: input of shape {scores.shape} needs labels of shape {expected}, "
                          f"got {target.shape}")
     xp = target.backend.xp
-    index = xp.expand_dims(target.data, axis=axis)
+    labels = target.data
+    if ignored is not None:
+        labels = xp.where(ignored, xp.zeros_like(labels), labels)
+    index = xp.expand_dims(labels, axis=axis)
     if index.dtype != xp.int64:  # any integer labels: torch's take_along_dim takes int64 indices only
         index = xp.astype(index, xp.int64)
-    return index, axis
+    return _Labels(index, axis, expected, ignored)
 
 
-def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy on integer labels.
+def _ignored_labels(target: Tensor, classes: int, ignore_index: int, op: str) -> Any:
+    """Where `target` equals `ignore_index` (None if nowhere); any other label outside [0, classes) raises.
 
-    One graph node (`CrossEntropy`, the reduction included) whose gradient
-    is softmax(logits) minus the one-hot labels, rather than the chain
-    log_softmax, gather, negate, reduce.
+    The common case, every label in range and ignore_index outside it, costs one
+    check, as before ignore_index existed (W2's loss takes that path).
+    """
+    xp = target.backend.xp
+    if not xp.isdtype(target.dtype, "integral"):
+        raise TypeError(f"{op}: labels must have an integer dtype, not {target.dtype}")
+    info = xp.iinfo(target.dtype)
+    representable = info.min <= ignore_index <= info.max
+    bad = target.data < 0
+    if classes <= info.max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
+        bad = bad | (target.data >= classes)
+    if not target.size or not bool(xp.any(bad)):
+        if not (representable and 0 <= ignore_index < classes):
+            return None
+        ignored = target.data == ignore_index
+        return ignored if bool(xp.any(ignored)) else None
+    ignored = (target.data == ignore_index) if representable else xp.zeros_like(bad)
+    if bool(xp.any(bad & ~ignored)):
+        values = target.numpy().reshape(-1)
+        wrong = sorted({int(v) for v in values if not 0 <= v < classes and v != ignore_index})
+        raise ValueError(f"{op}: labels {wrong[:5]} out of range for {classes} classes "
+                         f"(labels must be in [0, {classes - 1}] or equal ignore_index={ignore_index})")
+    return ignored
+
+
+def _class_weight(weight: Any, scores: Tensor, op: str) -> Tensor | None:
+    """The per-class weight as a constant of the scores' dtype, checked to be (C,)."""
+    if weight is None:
+        return None
+    weight = _lift(weight, scores)
+    check_same_backend(op, scores, weight)
+    classes = scores.shape[0 if scores.ndim == 1 else 1]
+    if not weight.backend.is_floating(weight.dtype):
+        raise TypeError(f"{op}: weight must have a floating-point dtype, not {weight.dtype}")
+    if weight.shape != (classes,):
+        raise ValueError(f"{op}: weight must have shape ({classes},), one per class of the input of shape "
+                         f"{scores.shape}, not {weight.shape}")
+    weight = weight.detach()
+    return weight if weight.dtype == scores.dtype else weight.astype(scores.dtype)
+
+
+def _weighted_nll(log_probs: Tensor, labels: _Labels, weight: Tensor | None, reduction: str,
+                  smoothing: float) -> Tensor:
+    """The nll of `labels`, with class weights, ignored labels and label smoothing as PyTorch has them.
+
+    Each kept label i has the weight w_i = weight[t_i] (1 without weights), an
+    ignored one w_i = 0. The loss is (1 - e) * w_i * (-log_probs[i, t_i])
+    + (e / C) * sum_c weight[c] * (-log_probs[i, c]) (the second sum over kept
+    labels only); the mean divides by sum_i w_i.
+    """
+    xp, backend, axis = log_probs.backend.xp, log_probs.backend, labels.axis
+    picked = fn.TakeAlongAxis.apply(log_probs, labels.index, axis).reshape(labels.shape)
+    kept = None if labels.ignored is None else xp.astype(~labels.ignored, log_probs.dtype)
+    per_label = kept
+    if weight is not None:
+        flat = xp.take(weight.data, xp.reshape(labels.index, (-1,)), axis=0)
+        per_label = xp.reshape(flat, labels.shape) if kept is None else xp.reshape(flat, labels.shape) * kept
+    loss = -picked if per_label is None else -(picked * Tensor._wrap(per_label, backend))
+    if smoothing:
+        classes = log_probs.shape[axis]
+        by_class = log_probs
+        if weight is not None:
+            by_class = by_class * weight.reshape((classes,) + (1,) * (log_probs.ndim - axis - 1))
+        smooth = -by_class.sum(axis)
+        if kept is not None:
+            smooth = smooth * Tensor._wrap(kept, backend)
+        loss = loss * (1.0 - smoothing) + smooth * (smoothing / classes)
+    if reduction != "mean" or per_label is None:
+        return _reduce(loss, reduction, "nll_loss")
+    return _mean_or_nan(loss.sum(), xp.sum(per_label))
+
+
+def _mean_or_nan(total: Tensor, count: Any) -> Tensor:
+    """total / count, NaN with a zero gradient when count is 0 (every label ignored), as PyTorch.
+
+    Written with `where` on the arrays (no bool(): Dask's count stays lazy)
+    and without dividing by 0 (NumPy would warn).
+    """
+    xp, backend = total.backend.xp, total.backend
+    nonzero = count != 0
+    one, zero = xp.ones_like(count), xp.zeros_like(count)
+    scale = xp.where(nonzero, one / xp.where(nonzero, count, one), zero)
+    nan = xp.where(nonzero, zero, xp.full_like(count, math.nan))
+    return total * Tensor._wrap(scale, backend) + Tensor._wrap(nan, backend)
+
+
+def cross_entropy(logits: Tensor, target: Any, weight: Tensor | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy, with PyTorch's options.
+
+    `target` is integer labels (as `nll_loss`: `weight` per class,
+    `ignore_index` left out of the loss and of the mean's denominator) or
+    class probabilities of the logits' shape (a float target; then the mean
+    is over the N (x d1 ...) samples and `ignore_index` cannot be used).
+    `label_smoothing` e in [0, 1] mixes the target with the uniform
+    distribution: (1 - e) * nll + e * the mean over classes of -log p.
+
+    Plain integer labels (no weight, no smoothing, no label ignored) take one
+    graph node (`CrossEntropy`, the reduction included) whose gradient is
+    softmax(logits) minus the one-hot labels, rather than the chain
+    log_softmax, gather, negate, reduce; the options are composed of those ops.
 
     Example:
         >>> import torchlight as tl
@@ -211,9 +341,49 @@ def cross_entropy(logits: Tensor, target: Any, reduction: str = "mean") -> Tenso
         0.41
         >>> loss.backward(); logits.grad.numpy().round(4).tolist()
         [[-0.0596, 0.0596], [0.25, -0.25]]
+        >>> round(F.cross_entropy(logits, tl.tensor([0, -100])).item(), 4)     # the second label ignored
+        0.1269
     """
-    index, axis = _label_index(logits, target, reduction, "cross_entropy")
-    return fn.CrossEntropy.apply(logits, index, axis, reduction)
+    op = "cross_entropy"
+    _check_label_smoothing(label_smoothing, op)
+    _check_float(logits, op)
+    target = _lift(target, logits)
+    if target.backend.is_floating(target.dtype):
+        return _cross_entropy_probabilities(logits, target, weight, ignore_index, reduction, label_smoothing)
+    labels = _class_targets(logits, target, ignore_index, reduction, op)
+    weight = _class_weight(weight, logits, op)
+    if weight is None and labels.ignored is None and not label_smoothing:
+        return fn.CrossEntropy.apply(logits, labels.index, labels.axis, reduction)
+    return _weighted_nll(logits.log_softmax(labels.axis), labels, weight, reduction, float(label_smoothing))
+
+
+def _check_label_smoothing(label_smoothing: Any, op: str) -> None:
+    if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)) \
+            or not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{op}: label_smoothing must be a number in [0, 1], not {label_smoothing!r}")
+
+
+def _cross_entropy_probabilities(logits: Tensor, target: Tensor, weight: Any, ignore_index: int,
+                                 reduction: str, smoothing: float) -> Tensor:
+    """-sum_c weight[c] * t_c * log_softmax(logits)_c per sample, t smoothed to (1 - e) t + e / C."""
+    op = "cross_entropy"
+    axis = _class_axis(logits, reduction, op)
+    if ignore_index != -100:
+        raise ValueError(f"{op}: ignore_index needs integer labels; the target of dtype {target.dtype} "
+                         f"holds class probabilities")
+    if target.shape != logits.shape:
+        labels_shape = logits.shape[:axis] + logits.shape[axis + 1:]
+        error = TypeError if target.shape == labels_shape else ValueError  # float labels, or a wrong shape
+        raise error(f"{op}: a float target holds class probabilities, of the input's shape {logits.shape}, "
+                    f"not {target.shape}; class labels need an integer dtype, not {target.dtype}")
+    weight = _class_weight(weight, logits, op)
+    classes = logits.shape[axis]
+    if smoothing:
+        target = target * (1.0 - smoothing) + smoothing / classes
+    by_class = logits.log_softmax(axis) * target
+    if weight is not None:
+        by_class = by_class * weight.reshape((classes,) + (1,) * (logits.ndim - axis - 1))
+    return _reduce(-by_class.sum(axis), reduction, op)
 
 
 def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
@@ -308,46 +478,83 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-           padding: int | Sequence[int] = 0) -> Tensor:
-    """2-d cross-correlation (what deep learning calls convolution).
+           padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+    """2-d cross-correlation (what deep learning calls convolution), with PyTorch's arguments.
 
-    `x` is (N, C, H, W) (or (C, H, W)), `weight` (O, C, kh, kw), `bias` (O,).
-    The input is zero-padded, its windows gathered by strided slices and
-    stacked (`Unfold`), and all of them meet the weight in one `Linear`
-    (a matmul with the bias added in place). Output: (N, O, (H + 2 ph - kh) // sh + 1, (W + 2 pw - kw) // sw + 1).
+    `x` is (N, C, H, W) (or (C, H, W)), `weight` (O, C / groups, kh, kw),
+    `bias` (O,). The input is zero-padded, its windows gathered by strided
+    slices and stacked (`Unfold`; `dilation` spaces a window's taps apart),
+    and all of them meet the weight in one `Linear` (a matmul with the bias
+    added in place). With `groups` > 1 the channels split into that many
+    groups, each convolved with its own O / groups filters: one batched
+    matmul over the groups (groups == C is a depthwise convolution).
+    Output: (N, O, Ho, Wo), Ho = (H + 2 ph - dh (kh - 1) - 1) // sh + 1.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.ones(1, 4, 5, 5)
+        >>> conv2d(x, tl.ones(4, 2, 3, 3), dilation=2, groups=2).tolist()[0][0]   # 2 channels x 9 taps
+        [[18.0]]
     """
     op = "conv2d"
     _check_float(x, op)
     stride = _pair(stride, "stride", op, 1)
     padding = _pair(padding, "padding", op, 0)
+    dilation = _pair(dilation, "dilation", op, 1)
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"{op}: groups must be an int >= 1, not {groups!r}")
     if x.ndim == 3:
-        out = conv2d(x.reshape((1,) + x.shape), weight, bias, stride, padding)
+        out = conv2d(x.reshape((1,) + x.shape), weight, bias, stride, padding, dilation, groups)
         return out.reshape(out.shape[1:])
     if x.ndim != 4 or weight.ndim != 4:
-        raise ValueError(f"{op}: needs an input (N, C, H, W) and a weight (O, C, kh, kw), "
+        raise ValueError(f"{op}: needs an input (N, C, H, W) and a weight (O, C / groups, kh, kw), "
                          f"got shapes {x.shape} and {weight.shape}")
+    _check_conv_shapes(x, weight, bias, groups)
     n, channels = x.shape[:2]
-    out_channels, weight_channels, kh, kw = weight.shape
-    if channels != weight_channels:
-        raise ValueError(f"{op}: the input has {channels} channels (shape {x.shape}) but the weight "
-                         f"of shape {weight.shape} expects {weight_channels}")
+    out_channels, _, kh, kw = weight.shape
+    ho, wo = _conv_out(x, weight, stride, padding, dilation)
+    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride, -1, dilation)  # (N, C, Ho, Wo, kh*kw)
+    if groups == 1:
+        columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
+        out = fn.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
+        return out.permute(0, 3, 1, 2)
+    per_group, outs = channels // groups, out_channels // groups
+    columns = patches.reshape(n, groups, per_group, ho, wo, kh * kw).permute(1, 0, 3, 4, 2, 5)
+    columns = columns.reshape(groups, n * ho * wo, per_group * kh * kw)
+    out = columns @ weight.reshape(groups, outs, per_group * kh * kw).mT  # (groups, N*Ho*Wo, O / groups)
+    out = out.reshape(groups, n, ho, wo, outs).permute(1, 0, 4, 2, 3).reshape(n, out_channels, ho, wo)
+    return out if bias is None else out + bias.reshape(out_channels, 1, 1)
+
+
+def _check_conv_shapes(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
+    channels, (out_channels, weight_channels) = x.shape[1], weight.shape[:2]
+    if channels % groups or out_channels % groups:
+        raise ValueError(f"conv2d: groups={groups} must divide both the input's {channels} channels "
+                         f"and the weight's {out_channels} output channels")
+    if channels != weight_channels * groups:
+        expects = (f"{weight_channels}" if groups == 1
+                   else f"{weight_channels} per group x {groups} groups = {weight_channels * groups}")
+        raise ValueError(f"conv2d: the input has {channels} channels (shape {x.shape}) but the weight "
+                         f"of shape {weight.shape} expects {expects}")
     if bias is not None and bias.shape != (out_channels,):
-        raise ValueError(f"{op}: the bias must have shape ({out_channels},), not {bias.shape}")
-    ho, wo = _conv_out(x, weight, stride, padding)
-    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride, -1)  # (N, C, Ho, Wo, kh*kw)
-    columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
-    out = fn.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
-    return out.permute(0, 3, 1, 2)
+        raise ValueError(f"conv2d: the bias must have shape ({out_channels},), not {bias.shape}")
 
 
-def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], padding: tuple[int, int]) -> tuple[int, int]:
+def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], padding: tuple[int, int],
+              dilation: tuple[int, int]) -> tuple[int, int]:
     sizes = []
-    for size, k, s, p in zip(x.shape[-2:], weight.shape[-2:], stride, padding):
-        if size + 2 * p < k:
-            raise ValueError(f"conv2d: the kernel {tuple(weight.shape[-2:])} is larger than the padded input "
+    for size, k, s, p, d in zip(x.shape[-2:], weight.shape[-2:], stride, padding, dilation):
+        if size + 2 * p < d * (k - 1) + 1:
+            span = "" if dilation == (1, 1) else f" (dilated by {dilation}: spans {_span(weight.shape[-2:], dilation)})"
+            raise ValueError(f"conv2d: the kernel {tuple(weight.shape[-2:])}{span} is larger than the padded input "
                              f"{tuple(n + 2 * q for n, q in zip(x.shape[-2:], padding))}")
-        sizes.append((size + 2 * p - k) // s + 1)
+        sizes.append(fn.window_count(size + 2 * p, k, s, d))
     return tuple(sizes)
+
+
+def _span(kernel: Sequence[int], dilation: tuple[int, int]) -> tuple[int, int]:
+    """How far a dilated kernel reaches: d (k - 1) + 1 per axis."""
+    return tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
 
 
 def _pad2d(x: Tensor, padding: tuple[int, int], value: float) -> Tensor:
@@ -356,7 +563,8 @@ def _pad2d(x: Tensor, padding: tuple[int, int], value: float) -> Tensor:
     return fn.Pad.apply(x, ((padding[0], padding[0]), (padding[1], padding[1])), value)
 
 
-def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str) -> Tensor:
+def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str,
+                  dilation: Any = 1) -> Tensor:
     """(kh*kw, N, C, Ho, Wo): the pooling windows of a padded (N, C, H, W) or (C, H, W) input."""
     _check_float(x, op)
     if x.ndim not in (3, 4):
@@ -364,20 +572,24 @@ def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value:
     kernel = _pair(kernel_size, "kernel_size", op, 1)
     stride = kernel if stride is None else _pair(stride, "stride", op, 1)
     padding = _pair(padding, "padding", op, 0)
-    if any(2 * p > k for p, k in zip(padding, kernel)):
+    dilation = _pair(dilation, "dilation", op, 1)
+    if any(2 * p > k for p, k in zip(padding, kernel)):  # (the kernel, not its dilated span: as PyTorch)
         raise ValueError(f"{op}: padding {padding} must be at most half the kernel size {kernel}")
-    if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, kernel)):
-        raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input of shape {x.shape}")
-    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride, 0)
+    span = _span(kernel, dilation)
+    if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, span)):
+        dilated = "" if dilation == (1, 1) else f" (dilated by {dilation}: spans {span})"
+        raise ValueError(f"{op}: the kernel {kernel}{dilated} is larger than the padded input of shape {x.shape}")
+    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride, 0, dilation)
 
 
 def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
-               padding: int | Sequence[int] = 0) -> Tensor:
+               padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1) -> Tensor:
     """The maximum of each window (stride defaults to the kernel size; padding is -inf).
 
-    Tied maxima share the gradient evenly (the convention of `Tensor.max`).
+    `dilation` spaces a window's taps apart, as in `conv2d`. Tied maxima
+    share the gradient evenly (the convention of `Tensor.max`).
     """
-    windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d")
+    windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d", dilation)
     return windows.max(0)
 
 

@@ -16,8 +16,8 @@ from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
 
-class MaxPool2d(Module):
-    """The maximum of each kernel_size window (stride defaults to kernel_size)."""
+class AvgPool2d(Module):
+    """The mean of each kernel_size window (zero padding counts in the mean)."""
 
     def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                  padding: int | Sequence[int] = 0) -> None:
@@ -27,14 +27,22 @@ class MaxPool2d(Module):
         self.padding = padding
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(MaxPool2d):
-    """The mean of each kernel_size window (zero padding counts in the mean)."""
+class MaxPool2d(AvgPool2d):
+    """The maximum of each kernel_size window (stride defaults to kernel_size; taps `dilation` apart)."""
+
+    def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
+                 padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1) -> None:
+        super().__init__(kernel_size, stride, padding)
+        self.dilation = dilation
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self) -> str:
+        return super().extra_repr() + ("" if self.dilation == 1 else f", dilation={self.dilation}")
