@@ -253,3 +253,11 @@ def test_conventions_match_pytorch():
         (out_ours * weights).sum().backward()
         (out_theirs * torch.tensor(weights)).sum().backward()
         np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy(), err_msg=f"{method}{args}")
+
+
+def test_join_dim_may_be_a_numpy_integer():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    assert tl.stack([x, x], dim=np.int64(1)).shape == (2, 2)
+    assert tl.cat([x.reshape(1, 2), x.reshape(1, 2)], dim=np.int64(-1)).shape == (1, 4)
+    with pytest.raises(TypeError):
+        tl.stack([x, x], dim=1.0)

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import Any
 
@@ -93,7 +94,7 @@ def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
         if t.shape != first.shape:
             raise ValueError(f"stack: shapes {first.shape} and {t.shape} (tensors 0 and {i}) differ; "
                              "stack needs equal shapes")
-    n = first.ndim + 1
+    n, dim = first.ndim + 1, operator.index(dim)
     if not -n <= dim < n:
         raise IndexError(f"stack: dim {dim} is out of range for stacking tensors of shape {first.shape} "
                          f"(expected {-n} to {n - 1})")
@@ -120,6 +121,7 @@ def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     first = parts[0]
     if first.ndim == 0:
         raise ValueError("cat: 0-d tensors (tensor 0 has shape ()) cannot be concatenated; use tl.stack")
+    dim = operator.index(dim)
     if not -first.ndim <= dim < first.ndim:
         raise IndexError(f"cat: dim {dim} is out of range for tensors of shape {first.shape} "
                          f"(expected {-first.ndim} to {first.ndim - 1})")
