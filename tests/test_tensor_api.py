@@ -83,6 +83,22 @@ def test_dlpack_round_trip():
     assert np.from_dlpack(loss).tolist() == 5.0
 
 
+def test_numpy_functions_refuse_a_tensor_that_requires_grad():
+    """`np.exp(x)` would hand back a plain array: the gradient through it silently lost."""
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    for leave in (np.exp, np.asarray, np.from_dlpack, lambda t: np.add(np.ones(2), t)):
+        with pytest.raises(RuntimeError, match="requires grad: the result would carry no gradient"):
+            leave(x)
+    y = x * 2.0  # a non-leaf too, and inside torchlight.func.grad
+    with pytest.raises(RuntimeError, match="requires grad"):
+        np.tanh(y)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tl.func.grad(lambda t: (np.exp(t) * t).sum())(np.array([1.0, 2.0]))
+    assert np.exp(x.detach()).tolist() == np.exp([1.0, 2.0]).tolist()  # on purpose: allowed
+    assert x.numpy().tolist() == [1.0, 2.0] and np.from_dlpack(x.detach()).tolist() == [1.0, 2.0]
+    assert (np.array([3.0, 4.0]) * x).history is not None  # NumPy defers to the Tensor's operator
+
+
 def test_to_moves_between_backends_and_devices_and_keeps_the_gradient_path():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     assert x.to() is x and x.to(backend="numpy") is x

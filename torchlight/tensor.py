@@ -31,6 +31,12 @@ NOT_A_LEAF = (
     "backward() to keep its gradient."
 )
 
+LEAVES_GRAPH = (
+    "{what} of a tensor that requires grad: the result would carry no gradient. Use the "
+    "Tensor's own ops (x.exp(), x.sum(), tl.where, ...) to stay differentiable, or "
+    "x.detach() for the values"
+)
+
 
 def check_same_backend(op: str, a: Tensor, b: Tensor) -> None:
     """Raise when two tensors of one op live in different libraries or devices."""
@@ -343,11 +349,20 @@ class Tensor:
         return self.backend.to_numpy(self.data)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """The data for NumPy's implicit conversions (`np.asarray(x)`, `np.exp(x)`).
+
+        Refused for a tensor that requires grad, as PyTorch refuses it:
+        `np.exp(x)` would return a plain array and the gradient through it
+        would be silently lost. `.numpy()` and `.detach()` leave the graph
+        on purpose.
+        """
         if not self.backend.is_host(self.data):
             raise TypeError(
                 f"implicit conversion of a {self.backend.name!r} tensor on {self.device} to NumPy: "
                 "call .numpy() to copy it to the host explicitly"
             )
+        if self.requires_grad:
+            raise RuntimeError(LEAVES_GRAPH.format(what="implicit conversion to a NumPy array"))
         out = self.backend.to_numpy(self.data)
         if dtype is not None:
             out = out.astype(dtype)
@@ -359,6 +374,9 @@ class Tensor:
         return data if hasattr(data, "__dlpack__") else self.backend.xp.asarray(data)
 
     def __dlpack__(self, **kwargs: Any) -> Any:
+        """Export for `from_dlpack`; refused for a tensor that requires grad (as `__array__`, and PyTorch)."""
+        if self.requires_grad:
+            raise RuntimeError(LEAVES_GRAPH.format(what="DLPack export"))
         return self._exported().__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> Any:
