@@ -224,7 +224,7 @@ class DaskBackend(ArrayAPIBackend):
             raise IndexError(
                 f"Gather: on Dask, the key {key!r} selects a number of elements that is unknown until the "
                 "mask is computed (a shape of nan), and torchlight needs known shapes to route gradients; "
-                "compute the mask first, or multiply by it instead: x * mask.astype(x.dtype)"
+                "compute the mask first, or keep the shape with tl.where(mask, x, 0.0) instead"
             )
         return out
 
