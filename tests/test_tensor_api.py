@@ -94,6 +94,9 @@ def test_numpy_functions_refuse_a_tensor_that_requires_grad():
         np.tanh(y)
     with pytest.raises(RuntimeError, match="requires grad"):
         tl.func.grad(lambda t: (np.exp(t) * t).sum())(np.array([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="tl.stack for a list of tensors"):
+        tl.tensor([x[0], x[1]])  # (it used to detach them)
+    assert tl.stack([x[0], x[1]]).history is not None
     assert np.exp(x.detach()).tolist() == np.exp([1.0, 2.0]).tolist()  # on purpose: allowed
     assert x.numpy().tolist() == [1.0, 2.0] and np.from_dlpack(x.detach()).tolist() == [1.0, 2.0]
     assert (np.array([3.0, 4.0]) * x).history is not None  # NumPy defers to the Tensor's operator

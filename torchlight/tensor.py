@@ -33,8 +33,8 @@ NOT_A_LEAF = (
 
 LEAVES_GRAPH = (
     "{what} of a tensor that requires grad: the result would carry no gradient. Use the "
-    "Tensor's own ops (x.exp(), x.sum(), tl.where, ...) to stay differentiable, or "
-    "x.detach() for the values"
+    "Tensor's own ops (x.exp(), x.sum(), tl.where, tl.stack for a list of tensors, ...) to stay "
+    "differentiable, or x.detach() for the values"
 )
 
 
