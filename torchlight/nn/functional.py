@@ -100,21 +100,34 @@ def _elementwise_target(input: Tensor, target: Any, reduction: str, op: str) -> 
 
 
 def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = "labels",
-                  of: str = "classes") -> Tensor:
-    """`target` as an integer Tensor of `like`'s backend, every entry in [0, classes)."""
+                  of: str = "classes", ignore_index: int | None = None) -> tuple[Tensor, Any]:
+    """`target` as an integer Tensor of `like`'s backend, and where it equals `ignore_index`.
+
+    Every other entry must lie in [0, classes) (a ValueError names the first
+    few that do not). The mask is None when no entry is ignored, so the
+    common case, every label in range and `ignore_index` outside it, costs
+    one check on the device.
+    """
     target = _lift(target, like)
     if not target.backend.xp.isdtype(target.dtype, "integral"):
         raise TypeError(f"{op}: {what} must have an integer dtype, not {target.dtype}")
-    xp = target.backend.xp
+    xp, info = target.backend.xp, target.backend.xp.iinfo(target.dtype)
+    ignorable = ignore_index is not None and info.min <= ignore_index <= info.max
     bad = target.data < 0
-    if classes <= xp.iinfo(target.dtype).max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
+    if classes <= info.max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
         bad = bad | (target.data >= classes)
-    if target.size and bool(xp.any(bad)):
+    if not target.size or not bool(xp.any(bad)):
+        if not (ignorable and 0 <= ignore_index < classes and target.size):
+            return target, None
+        ignored = target.data == ignore_index
+        return target, ignored if bool(xp.any(ignored)) else None
+    ignored = target.data == ignore_index if ignorable else None
+    if ignored is None or bool(xp.any(bad & ~ignored)):
         values = target.numpy().reshape(-1)
-        wrong = sorted({int(v) for v in values if not 0 <= v < classes})
-        raise ValueError(f"{op}: {what} {wrong[:5]} out of range for {classes} {of} "
-                         f"({what} must be in [0, {classes - 1}])")
-    return target
+        wrong = sorted({int(v) for v in values if not 0 <= v < classes and v != ignore_index})
+        allowed = f"[0, {classes - 1}]" + ("" if ignore_index is None else f" or equal ignore_index={ignore_index}")
+        raise ValueError(f"{op}: {what} {wrong[:5]} out of range for {classes} {of} ({what} must be in {allowed})")
+    return target, ignored
 
 
 # ------------------------------------------------------------- activations
@@ -210,9 +223,7 @@ def _class_targets(scores: Tensor, target: Any, ignore_index: int, reduction: st
     axis = _class_axis(scores, reduction, op)
     if not isinstance(ignore_index, int) or isinstance(ignore_index, bool):
         raise TypeError(f"{op}: ignore_index must be an int, not {ignore_index!r}")
-    target = _lift(target, scores)
-    classes = scores.shape[axis]
-    ignored = _ignored_labels(target, classes, ignore_index, op)
+    target, ignored = _class_labels(target, scores, scores.shape[axis], op, ignore_index=ignore_index)
     expected = scores.shape[:axis] + scores.shape[axis + 1:]
     if target.shape != expected:
         raise ValueError(f"{op}: input of shape {scores.shape} needs labels of shape {expected}, "
@@ -225,34 +236,6 @@ def _class_targets(scores: Tensor, target: Any, ignore_index: int, reduction: st
     if index.dtype != xp.int64:  # any integer labels: torch's take_along_dim takes int64 indices only
         index = xp.astype(index, xp.int64)
     return _Labels(index, axis, expected, ignored)
-
-
-def _ignored_labels(target: Tensor, classes: int, ignore_index: int, op: str) -> Any:
-    """Where `target` equals `ignore_index` (None if nowhere); any other label outside [0, classes) raises.
-
-    The common case, every label in range and ignore_index outside it, costs one
-    check, as before ignore_index existed (W2's loss takes that path).
-    """
-    xp = target.backend.xp
-    if not xp.isdtype(target.dtype, "integral"):
-        raise TypeError(f"{op}: labels must have an integer dtype, not {target.dtype}")
-    info = xp.iinfo(target.dtype)
-    representable = info.min <= ignore_index <= info.max
-    bad = target.data < 0
-    if classes <= info.max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
-        bad = bad | (target.data >= classes)
-    if not target.size or not bool(xp.any(bad)):
-        if not (representable and 0 <= ignore_index < classes):
-            return None
-        ignored = target.data == ignore_index
-        return ignored if bool(xp.any(ignored)) else None
-    ignored = (target.data == ignore_index) if representable else xp.zeros_like(bad)
-    if bool(xp.any(bad & ~ignored)):
-        values = target.numpy().reshape(-1)
-        wrong = sorted({int(v) for v in values if not 0 <= v < classes and v != ignore_index})
-        raise ValueError(f"{op}: labels {wrong[:5]} out of range for {classes} classes "
-                         f"(labels must be in [0, {classes - 1}] or equal ignore_index={ignore_index})")
-    return ignored
 
 
 def _class_weight(weight: Any, scores: Tensor, op: str) -> Tensor | None:
@@ -616,6 +599,6 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
 
 def embedding(indices: Any, weight: Tensor) -> Tensor:
     """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape)."""
-    indices = _class_labels(indices, weight, weight.shape[0], "embedding", "indices", "embeddings")
+    indices, _ = _class_labels(indices, weight, weight.shape[0], "embedding", "indices", "embeddings")
     return weight[indices]
 
