@@ -16,8 +16,8 @@ from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
 
-class AvgPool2d(Module):
-    """The mean of each kernel_size window (zero padding counts in the mean)."""
+class _Pool2d(Module):
+    """What the pools share: the window's size, stride (the kernel size by default) and padding."""
 
     def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                  padding: int | Sequence[int] = 0) -> None:
@@ -26,14 +26,11 @@ class AvgPool2d(Module):
         self.stride = kernel_size if stride is None else stride
         self.padding = padding
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
-
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxPool2d(AvgPool2d):
+class MaxPool2d(_Pool2d):
     """The maximum of each kernel_size window (stride defaults to kernel_size; taps `dilation` apart)."""
 
     def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
@@ -46,3 +43,10 @@ class MaxPool2d(AvgPool2d):
 
     def extra_repr(self) -> str:
         return super().extra_repr() + ("" if self.dilation == 1 else f", dilation={self.dilation}")
+
+
+class AvgPool2d(_Pool2d):
+    """The mean of each kernel_size window (zero padding counts in the mean)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
