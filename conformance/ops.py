@@ -647,5 +647,157 @@ ARRAY_OPS = [
     ), domain=D.distinct, method="clip", function="Clamp"),
 ]
 
+# ---------------------------------------- elementwise math and statistics
+def uniform(lo: float, hi: float) -> Any:
+    """A domain uniform on [lo, hi] (tan away from its poles, log1p above -1)."""
+
+    def make(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        return rng.uniform(lo, hi, shape)
+
+    make.__name__ = f"uniform({lo}, {hi})"
+    return make
+
+
+def off_the_steps(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """k + u with u in [0.1, 0.4] or [0.6, 0.9]: at least 0.1 from every integer and half-integer
+    (the steps of floor, ceil, trunc and round)."""
+    return rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.4, shape) + 0.5 * rng.integers(0, 2, shape)
+
+
+def lattice(offset: float) -> Any:
+    """Multiples of 0.5 plus `offset` plus up to 0.1: inputs with offsets 0 and 0.25 are never
+    within 0.15 of each other (maximum/minimum without ties)."""
+
+    def make(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+        return rng.integers(-4, 4, shape) * 0.5 + offset + rng.uniform(0.0, 0.1, shape)
+
+    make.__name__ = f"lattice({offset})"
+    return make
+
+
+def zero_grad(x: np.ndarray, *rest: Any, **kwargs: Any) -> tuple[np.ndarray]:
+    return (np.zeros_like(x),)
+
+
+def step(name: str, ref: Any, domain: Any = off_the_steps) -> OpInfo:
+    """A step function: gradient 0 everywhere, at the steps too (PyTorch's convention)."""
+    at_steps = D.fixed([-1.0, -0.5, 0.0, 0.5, 1.0, 2.5])
+    return unary(name, ref, "PiecewiseConstant", domain=domain, cases=UNARY + (
+        Case("at_the_steps", ((6,),), domain=at_steps, grad_reference=zero_grad, double_backward=False,
+             note="the gradient is 0 at the jumps too (PyTorch's convention)"),))
+
+
+def extremum_call(a: Any, b: Any = None, number: float | None = None, *, name: str, free: bool) -> Any:
+    other = number if b is None else b
+    return getattr(tl, name)(a, other) if free else getattr(a, name)(other)
+
+
+def extremum(name: str, ref: Any, function: str, free: bool) -> OpInfo:
+    """`tl.maximum(a, b)` (free) or `a.maximum(b)`; ties split the gradient evenly (PyTorch)."""
+    tie_a, tie_b = [1.0, 2.0, 3.0, -1.0], [1.0, 0.0, 3.0, 4.0]
+
+    def ties(a: np.ndarray, b: np.ndarray, **kwargs: Any) -> tuple[np.ndarray, np.ndarray]:
+        share = (ref(a, b) == a) - 0.5 * (a == b)
+        return share, 1.0 - share
+
+    cases = (
+        Case("same_shape", ((3, 4), (3, 4))),
+        Case("broadcast", ((3, 1), (1, 4))),
+        Case("broadcast_rank", ((2, 3, 4), (4,))),
+        Case("0d", ((), ())),
+        Case("one_side_grad", ((3, 4), (3, 4)), grad=(False, True)),
+        Case("empty", ((0, 3), (3,))),
+        Case("number", ((3, 4),), kwargs={"number": 0.3}, domain=lattice(0.0)),
+        Case("ties", ((4,), (4,)), domain=(D.fixed(tie_a), D.fixed(tie_b)), grad_reference=ties,
+             double_backward=False, note="equal inputs get half the gradient each (PyTorch's convention)"),
+        Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{name}: shapes (2, 3) and (4,)"),
+        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match=f"{name}: tensors on two backends",
+             other_backend=1),
+    )
+    return OpInfo(f"tl.{name}" if free else name,
+                  lambda *args, **kw: extremum_call(*args, name=name, free=free, **kw),
+                  lambda a, b=None, number=None: ref(a, number if b is None else b),
+                  cases, domain=(lattice(0.0), lattice(0.25)), method=None if free else name, function=function)
+
+
+def moment_call(name: str) -> Any:
+    def call(x: Any, dim: Any = None, keepdim: bool = False, correction: float = 1) -> Any:
+        return getattr(x, name)(dim, keepdim=keepdim, correction=correction)
+
+    return call
+
+
+def moment_ref(ref: Any) -> Any:
+    def reference(x: np.ndarray, dim: Any = None, keepdim: bool = False, correction: float = 1) -> np.ndarray:
+        return ref(x, axis=dim, keepdims=keepdim, ddof=correction)
+
+    return reference
+
+
+MOMENT_CASES = tuple(c for c in REDUCE_CASES if c.name != "0d") + (
+    Case("correction0", ((3, 4),), kwargs={"dim": 1, "correction": 0}),
+    Case("correction2", ((2, 5),), kwargs={"dim": 1, "correction": 2}),
+    Case("0d_correction0", ((),), kwargs={"correction": 0}, note="one value: variance 0"),
+)
+
+
+def moment(name: str, ref: Any, function: str, extra_cases: tuple[Case, ...] = ()) -> OpInfo:
+    return OpInfo(name, moment_call(name), moment_ref(ref), MOMENT_CASES + extra_cases, method=name,
+                  function=function)
+
+
+def std_zero_deviation_grad(x: np.ndarray, dim: int, correction: float = 1) -> tuple[np.ndarray]:
+    """d std / dx = (x - mean) / ((N - correction) std), and 0 where std is 0."""
+    deviation = x - x.mean(axis=dim, keepdims=True)
+    std = np.std(x, axis=dim, keepdims=True, ddof=correction)
+    scale = np.divide(1.0, (x.shape[dim] - correction) * std, out=np.zeros_like(std), where=std > 0)
+    return (deviation * scale,)
+
+
+def cumsum_ref(x: np.ndarray, dim: int) -> np.ndarray:
+    return np.cumsum(x, axis=dim) if x.ndim else x.copy()
+
+
+CUMSUM_CASES = (
+    Case("1d", ((5,),), kwargs={"dim": 0}),
+    Case("rows", ((3, 4),), kwargs={"dim": 1}),
+    Case("columns", ((3, 4),), kwargs={"dim": 0}),
+    Case("negative_dim", ((2, 3, 4),), kwargs={"dim": -2}),
+    Case("empty", ((0, 3),), kwargs={"dim": 0}),
+)
+MATH = [
+    unary("sin", np.sin, "Sin"),
+    unary("cos", np.cos, "Cos"),
+    unary("tan", np.tan, "Tan", domain=uniform(-1.2, 1.2)),
+    unary("sinh", np.sinh, "Sinh", domain=D.bounded),
+    unary("cosh", np.cosh, "Cosh", domain=D.bounded),
+    unary("log1p", np.log1p, "Log1p", domain=uniform(-0.6, 2.0)),
+    unary("expm1", np.expm1, "Expm1", domain=D.bounded),
+    unary("log2", np.log2, "Log2", domain=D.positive),
+    unary("log10", np.log10, "Log10", domain=D.positive),
+    unary("square", np.square, "Square"),
+    step("sign", np.sign, domain=D.away_from_zero),
+    step("floor", np.floor),
+    step("ceil", np.ceil),
+    step("round", np.round),
+    step("trunc", np.trunc),
+    extremum("maximum", np.maximum, "Maximum", free=True),
+    extremum("maximum", np.maximum, "Maximum", free=False),
+    extremum("minimum", np.minimum, "Minimum", free=True),
+    extremum("minimum", np.minimum, "Minimum", free=False),
+    moment("var", np.var, "Var"),
+    moment("std", np.std, "Std", (
+        Case("zero_deviation", ((2, 3),), domain=D.fixed([[1.5, 1.5, 1.5], [0.5, -1.0, 2.0]]), kwargs={"dim": 1},
+             grad_reference=std_zero_deviation_grad,
+             double_backward=False, note="the gradient is 0 where std is 0 (PyTorch's convention)"),)),
+    OpInfo("cumsum", lambda x, dim: x.cumsum(dim), cumsum_ref, CUMSUM_CASES + (
+        Case("0d", ((),), kwargs={"dim": 0}, note="a 0-d tensor stays as it is (as PyTorch)"),
+        Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+    ), method="cumsum", function="Cumsum"),
+    OpInfo("ReverseCumsum", lambda g, dim: F.ReverseCumsum.apply(g, dim % g.ndim),
+           lambda g, dim: np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim), CUMSUM_CASES,
+           function="ReverseCumsum"),
+]
+
 OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING
-                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS)
+                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS + MATH)

@@ -19,7 +19,7 @@ from torchlight.backends import (
 )
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.ops import cat, concat, stack, where
+from torchlight.ops import cat, concat, maximum, minimum, stack, where
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 
@@ -41,6 +41,8 @@ __all__ = [
     "is_grad_enabled",
     "load",
     "manual_seed",
+    "maximum",
+    "minimum",
     "nn",
     "no_grad",
     "ones",

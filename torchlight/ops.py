@@ -1,8 +1,8 @@
-"""Free functions over tensors: where, stack, cat (alias concat).
+"""Free functions over tensors: where, stack, cat (alias concat), maximum, minimum.
 
 The array functions a user's own NumPy code reaches for, with PyTorch's
 names and signatures and the array API standard's values (`xp.where`,
-`xp.stack`, `xp.concat`). Each checks its inputs first and raises naming
+`xp.stack`, `xp.concat`, `xp.maximum`, `xp.minimum`). Each checks its inputs first and raises naming
 the op and the shapes; the gradient of each input comes back in its own
 shape (a broadcast operand of `where` gets the sum).
 
@@ -24,7 +24,7 @@ from typing import Any
 from torchlight.autograd import functions as F
 from torchlight.tensor import Tensor, check_same_backend
 
-__all__ = ["cat", "concat", "stack", "where"]
+__all__ = ["cat", "concat", "maximum", "minimum", "stack", "where"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -76,6 +76,43 @@ def _operands(input: Any, other: Any, cond: Tensor) -> tuple[Tensor, Tensor]:
     made = [Tensor._wrap(backend.asarray(v, dtype=dtype if isinstance(v, (int, float)) else None, device=device),
                          backend) for v in (input, other)]
     return made[0], made[1]
+
+
+def maximum(input: Any, other: Any) -> Tensor:
+    """The elementwise maximum of `input` and `other`, broadcasting as `+` does.
+
+    Either side may be a Python number or an array (lifted as the operators
+    lift it). Where the two are equal each gets half the gradient, as in
+    PyTorch (NumPy code that uses `np.maximum(x, 0)` as a relu gets 0.5 at
+    x == 0 here, where `relu` gives 0).
+
+    Example:
+        >>> import torchlight as tl
+        >>> a = tl.tensor([1.0, 5.0, 2.0], requires_grad=True)
+        >>> b = tl.tensor([3.0, 4.0, 2.0], requires_grad=True)
+        >>> tl.maximum(a, b).sum().backward()
+        >>> a.grad.tolist(), b.grad.tolist()
+        ([0.0, 1.0, 0.5], [1.0, 0.0, 0.5])
+    """
+    return _elementwise("maximum", F.Maximum, input, other)
+
+
+def minimum(input: Any, other: Any) -> Tensor:
+    """The elementwise minimum of `input` and `other`; ties split the gradient as in `maximum`."""
+    return _elementwise("minimum", F.Minimum, input, other)
+
+
+def _elementwise(op: str, fn: type, input: Any, other: Any) -> Tensor:
+    """`fn.apply(input, other)` after the checks a binary operator makes (backends, shapes)."""
+    if isinstance(input, Tensor):
+        other = input._lift(other)
+    elif isinstance(other, Tensor):
+        input = other._lift(input)
+    else:
+        raise TypeError(f"{op}: expects at least one Tensor, got {type(input).__name__} and {type(other).__name__}")
+    check_same_backend(op, input, other)
+    F.broadcast_shapes(op, input.shape, other.shape)
+    return fn.apply(input, other)
 
 
 def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:

@@ -560,6 +560,58 @@ class Tensor:
         """1 / x."""
         return F.Inv.apply(self)
 
+    def sin(self) -> Tensor:
+        return F.Sin.apply(self)
+
+    def cos(self) -> Tensor:
+        return F.Cos.apply(self)
+
+    def tan(self) -> Tensor:
+        return F.Tan.apply(self)
+
+    def sinh(self) -> Tensor:
+        return F.Sinh.apply(self)
+
+    def cosh(self) -> Tensor:
+        return F.Cosh.apply(self)
+
+    def log1p(self) -> Tensor:
+        """log(1 + x), accurate where |x| is small."""
+        return F.Log1p.apply(self)
+
+    def expm1(self) -> Tensor:
+        """exp(x) - 1, accurate where |x| is small."""
+        return F.Expm1.apply(self)
+
+    def log2(self) -> Tensor:
+        return F.Log2.apply(self)
+
+    def log10(self) -> Tensor:
+        return F.Log10.apply(self)
+
+    def square(self) -> Tensor:
+        return F.Square.apply(self)
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 by the sign of each element; the gradient is 0 everywhere (as PyTorch)."""
+        return F.PiecewiseConstant.apply(self, "sign")
+
+    def floor(self) -> Tensor:
+        """Rounded down; the gradient is 0 everywhere (as PyTorch); an integer tensor stays as it is."""
+        return F.PiecewiseConstant.apply(self, "floor")
+
+    def ceil(self) -> Tensor:
+        """Rounded up; the gradient is 0 everywhere (as PyTorch)."""
+        return F.PiecewiseConstant.apply(self, "ceil")
+
+    def round(self) -> Tensor:
+        """Rounded to the nearest integer, halves to even (as NumPy and PyTorch); the gradient is 0."""
+        return F.PiecewiseConstant.apply(self, "round")
+
+    def trunc(self) -> Tensor:
+        """Rounded toward zero; the gradient is 0 everywhere (as PyTorch)."""
+        return F.PiecewiseConstant.apply(self, "trunc")
+
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         """Each element limited to [min, max]; either bound None, a number or a Tensor (broadcasting).
 
@@ -585,6 +637,18 @@ class Tensor:
 
     clip = clamp
 
+    def maximum(self, other: Any) -> Tensor:
+        """The elementwise maximum with `other`: `tl.maximum(self, other)`."""
+        from torchlight.ops import maximum
+
+        return maximum(self, other)
+
+    def minimum(self, other: Any) -> Tensor:
+        """The elementwise minimum with `other`: `tl.minimum(self, other)`."""
+        from torchlight.ops import minimum
+
+        return minimum(self, other)
+
     def where(self, condition: Any, other: Any) -> Tensor:
         """This tensor where `condition` holds, else `other`: `tl.where(condition, self, other)`."""
         from torchlight.ops import where
@@ -600,6 +664,31 @@ class Tensor:
         count = math.prod(self.shape[d] for d in dims)
         x = self if self.backend.is_floating(self.dtype) else self.astype(self.backend.default_float(self.device))
         return F.Sum.apply(x, dims, keepdim) * F.mean_scale(count)
+
+    def var(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
+            correction: float = 1) -> Tensor:
+        """The variance over `dim` (all dims when None): sum((x - mean)**2) / (N - correction).
+
+        `correction=1` (the default, as PyTorch) is the unbiased estimate,
+        `correction=0` NumPy's default. `keepdim` and `correction` are
+        keyword-only: PyTorch's positional `var(dim, unbiased)` would
+        otherwise be read silently as `keepdim`. With N - correction <= 0 the
+        result and its gradient are NaN (as PyTorch, without its warning).
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([1.0, 2.0, 4.0], requires_grad=True)
+            >>> x.var(correction=0).backward()
+            >>> round(float(x.var()), 4), [round(v, 4) for v in x.grad.tolist()]
+            (2.3333, [-0.8889, -0.2222, 1.1111])
+        """
+        return F.Var.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
+
+    def std(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
+            correction: float = 1) -> Tensor:
+        """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
+        equal (std 0) the gradient is 0, as PyTorch."""
+        return F.Std.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
 
     def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The maximum values (ties share the gradient evenly); see argmax."""
@@ -620,6 +709,13 @@ class Tensor:
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Indices of the minima (no gradient)."""
         return Tensor._wrap(self.backend.xp.argmin(self.data, axis=dim, keepdims=keepdim), self.backend)
+
+    def cumsum(self, dim: int) -> Tensor:
+        """The running sum along `dim` (the array API's `cumulative_sum`); a 0-d tensor stays as it is."""
+        (axis,) = F.normalize_dims(dim, self.ndim) or (None,)
+        if axis is None:
+            return self.clone()
+        return F.Cumsum.apply(self, axis)
 
     def permute(self, *dims: int) -> Tensor:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):

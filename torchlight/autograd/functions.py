@@ -1121,3 +1121,255 @@ class Stack(Function):
         grads = [Gather.apply(g, lead + (i,)) if need else None
                  for i, need in enumerate(ctx.needs_input_grad[:len(ctx.needs_input_grad) - extra])]
         return (*grads, *(None,) * extra)
+
+
+# ------------------------------------------ elementwise math and statistics
+class Sin(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.sin(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Cos.apply(a)
+
+
+class Cos(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.cos(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return -(g * Sin.apply(a))
+
+
+class Tan(Function):
+    """tan(x); its derivative 1 + tan(x)**2 is read from the output."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.tan(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        y = ctx.output
+        return g * (y * y + 1.0)
+
+
+class Sinh(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.sinh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Cosh.apply(a)
+
+
+class Cosh(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.cosh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Sinh.apply(a)
+
+
+class Log1p(Function):
+    """log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.log1p(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return LogBack.apply(a + 1.0, g)
+
+
+class Expm1(Function):
+    """exp(x) - 1, accurate for small |x|; its derivative expm1(x) + 1 is read from the output."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.expm1(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return g * (ctx.output + 1.0)
+
+
+class Log2(Function):
+    """log2(x); the gradient is g / (x ln 2) (LogBack, scaled). Log10 shares it."""
+
+    base = 2.0
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.log2(a.data)
+
+    @classmethod
+    def backward(cls, ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return LogBack.apply(a, g) * (1.0 / math.log(cls.base))
+
+
+class Log10(Log2):
+    base = 10.0
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.log10(a.data)
+
+
+class Square(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.square(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * (a * 2.0)
+
+
+class PiecewiseConstant(Function):
+    """`sign`, `floor`, `ceil`, `round` or `trunc` (the namespace function `name`): a step
+    function, whose gradient is 0 everywhere, the steps included (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, name: str) -> Any:
+        return getattr(a.backend.xp, name)(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return _const(g, g.backend.xp.zeros_like(g.data)), None
+
+
+class Maximum(Function):
+    """Elementwise `maximum(a, b)`, broadcasting; where a == b each side gets half
+    the gradient (PyTorch's convention)."""
+
+    pick = staticmethod(lambda xp, a, b: xp.maximum(a, b))
+
+    @classmethod
+    def forward(cls, ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return cls.pick(a.backend.xp, a.data, b.data)
+
+    @classmethod
+    def backward(cls, ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        xp = g.backend.xp
+        won = xp.astype(cls.pick(xp, a.data, b.data) == a.data, g.dtype)  # 1 where a is the result
+        share_a = won - xp.astype(a.data == b.data, g.dtype) * 0.5  # a tie: half each
+        need_a, need_b = ctx.needs_input_grad
+        return (g * _const(g, share_a) if need_a else None), (g * _const(g, 1.0 - share_a) if need_b else None)
+
+
+class Minimum(Maximum):
+    """Elementwise `minimum(a, b)`: Maximum's backward with the namespace's `minimum`."""
+
+    pick = staticmethod(lambda xp, a, b: xp.minimum(a, b))
+
+
+def _dof_scale(count: int, correction: float) -> float:
+    """1 / (count - correction): NaN when there are no degrees of freedom (as PyTorch)."""
+    dof = count - correction
+    return 1.0 / dof if dof > 0 else math.nan
+
+
+def _reduced(a: Any, data: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """`data`, reduced over `dims` with keepdims, reshaped to drop them unless `keepdim`."""
+    return data if keepdim else a.backend.xp.reshape(data, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+
+
+def _moments(ctx: Context, a: Any, dims: tuple[int, ...], correction: float) -> Any:
+    """The variance over `dims` (keepdims) with `correction`; NaN without degrees of freedom,
+    made without NumPy's warning. Saves what Var's and Std's backward read."""
+    xp = a.backend.xp
+    count = math.prod(a.shape[d] for d in dims)
+    ctx.save_for_backward(a, dims, _dof_scale(count, correction))
+    if count - correction > 0:
+        return xp.var(a.data, axis=dims, correction=correction, keepdims=True)
+    shape = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
+    return xp.full(shape, math.nan, dtype=a.dtype, device=a.device)
+
+
+def _var_backward(ctx: Context, g: Any) -> Any:
+    """g * 2 (a - mean(a)) / (count - correction), with g of the kept-dims shape."""
+    a, dims, scale = ctx.saved_tensors
+    g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(a.shape)))
+    return g * (a - a.mean(dims, keepdim=True)) * (2.0 * scale)
+
+
+class Var(Function):
+    """The variance over `dims` with `correction` (1: unbiased, as PyTorch's default)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
+        return _reduced(a, _moments(ctx, a, dims, correction), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return _var_backward(ctx, g), None, None, None
+
+
+class Std(Function):
+    """sqrt(var) over `dims`. Where the deviation is 0 the gradient is 0 (PyTorch's
+    convention: the true one is infinite), written so that the second derivative
+    is 0 there too rather than NaN."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
+        return _reduced(a, a.backend.xp.sqrt(_moments(ctx, a, dims, correction)), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        y = ctx.output
+        xp = y.backend.xp
+        nonzero = xp.astype(y.data != 0, y.dtype)  # (NaN counts as nonzero: it stays NaN)
+        safe = y + _const(y, 1.0 - nonzero)
+        return _var_backward(ctx, g * _const(y, nonzero * 0.5) / safe), None, None, None
+
+
+class Cumsum(Function):
+    """The running sum along `axis`; the backward is the reversed running sum of g."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, axis: int) -> Any:
+        ctx.axis = axis
+        return a.backend.xp.cumulative_sum(a.data, axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return ReverseCumsum.apply(g, ctx.axis), None
+
+
+class ReverseCumsum(Function):
+    """The running sum along `axis` from the end (Cumsum's backward; its own backward is Cumsum)."""
+
+    @staticmethod
+    def forward(ctx: Context, g: Any, axis: int) -> Any:
+        xp = g.backend.xp
+        ctx.axis = axis
+        return xp.flip(xp.cumulative_sum(xp.flip(g.data, axis=axis), axis=axis), axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        return Cumsum.apply(h, ctx.axis), None
