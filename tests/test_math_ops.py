@@ -1,0 +1,156 @@
+"""The elementwise math and statistics ops beyond the conformance database:
+free functions against methods, PyTorch's conventions at ties and at zero
+deviation (closed forms), `correction`, integer inputs to the step functions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+
+
+def leaf(values, backend="numpy", device=None, dtype=None):
+    return tl.tensor(values, backend=backend, device=device, dtype=dtype, requires_grad=True)
+
+
+# ------------------------------------------------------- maximum, minimum
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_free_function_and_method_agree_in_value_and_gradient(name):
+    rng = np.random.default_rng(0)
+    a_host, b_host = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    grads = []
+    for call in (lambda a, b: getattr(tl, name)(a, b), lambda a, b: getattr(a, name)(b)):
+        a, b = leaf(a_host), leaf(b_host)
+        out = call(a, b)
+        np.testing.assert_array_equal(out.numpy(), getattr(np, name)(a_host, b_host))
+        (out * out).sum().backward()
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+    for first, second in zip(*grads):
+        np.testing.assert_array_equal(first, second)
+    assert grads[0][1].shape == (4,)  # the broadcast side's gradient is summed back
+
+
+def test_ties_split_the_gradient_half_and_half_as_pytorch(backend, device):
+    a = leaf([1.0, 2.0, 3.0], backend, device)
+    b = leaf([1.0, 0.0, 5.0], backend, device)
+    (tl.maximum(a, b) * 2.0 + tl.minimum(a, b)).sum().backward()
+    # maximum: a wins at 1 and ties at 0; minimum: b wins at 1, a at 2, tie at 0
+    assert a.grad.tolist() == [1.5, 2.0, 1.0]
+    assert b.grad.tolist() == [1.5, 1.0, 2.0]
+
+
+def test_numbers_on_either_side_take_the_tensors_dtype():
+    x = leaf([-1.0, 0.5, 2.0], dtype="float32")
+    relu_like = tl.maximum(0.0, x)
+    capped = x.minimum(1)
+    assert str(relu_like.dtype) == str(capped.dtype) == "float32"
+    (relu_like + capped).sum().backward()
+    assert relu_like.tolist() == [0.0, 0.5, 2.0]
+    assert x.grad.tolist() == [1.0, 2.0, 1.0]
+
+
+def test_maximum_with_zero_at_zero_gives_half_unlike_relu():
+    x = leaf([0.0])
+    tl.maximum(x, 0.0).sum().backward()
+    assert x.grad.tolist() == [0.5]
+
+
+def test_maximum_needs_a_tensor_and_matching_shapes():
+    with pytest.raises(TypeError, match="maximum: expects at least one Tensor"):
+        tl.maximum(1.0, 2.0)
+    with pytest.raises(ValueError, match=r"minimum: shapes \(2, 3\) and \(4,\)"):
+        tl.minimum(tl.zeros((2, 3)), tl.zeros(4))
+
+
+# ------------------------------------------------------------ var, std
+def test_var_and_std_match_numpy_with_either_correction():
+    rng = np.random.default_rng(1)
+    host = rng.standard_normal((4, 5))
+    x = tl.tensor(host)
+    for correction in (0, 1, 2):
+        np.testing.assert_allclose(x.var(1, correction=correction).numpy(), host.var(axis=1, ddof=correction))
+        np.testing.assert_allclose(x.std(correction=correction).numpy(), host.std(ddof=correction))
+    assert x.var(0, keepdim=True).shape == (1, 5)
+
+
+def test_var_gradient_is_two_deviations_over_the_degrees_of_freedom():
+    host = np.array([1.0, 2.0, 4.0, 7.0])
+    for correction in (0, 1):
+        x = leaf(host)
+        x.var(correction=correction).backward()
+        np.testing.assert_allclose(x.grad.numpy(), 2.0 * (host - host.mean()) / (4 - correction))
+
+
+def test_std_at_zero_deviation_has_zero_gradient_and_zero_second_derivative():
+    x = leaf([[2.0, 2.0, 2.0], [1.0, 2.0, 6.0]])
+    (g,) = tl.autograd.grad(x.std(1).sum(), [x], create_graph=True)
+    host = np.array([1.0, 2.0, 6.0])
+    expected = (host - host.mean()) / (2 * host.std(ddof=1))
+    np.testing.assert_allclose(g.numpy()[0], 0.0)
+    np.testing.assert_allclose(g.numpy()[1], expected)
+    (h,) = tl.autograd.grad((g * g).sum(), [x])
+    assert np.isfinite(h.numpy()).all()
+    np.testing.assert_array_equal(h.numpy()[0], 0.0)
+
+
+def test_no_degrees_of_freedom_give_nan_without_a_warning():
+    x = leaf([3.0])
+    for out in (x.var(), x.std()):
+        assert math.isnan(out.item())
+        out.backward()
+        assert math.isnan(x.grad.item())
+        x.grad = None
+
+
+def test_keepdim_and_correction_are_keyword_only():
+    """PyTorch's positional var(dim, unbiased) must not be read as keepdim."""
+    with pytest.raises(TypeError):
+        tl.tensor([1.0, 2.0]).var(0, True)
+
+
+# ------------------------------------------------------------- cumsum
+def test_cumsum_gradient_is_the_reversed_running_sum():
+    w = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    x = leaf(np.zeros((2, 3)))
+    (x.cumsum(1) * tl.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.flip(np.cumsum(np.flip(w, 1), axis=1), 1))
+
+
+# --------------------------------------------------------- step functions
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "sign"])
+def test_integer_inputs_pass_through_the_step_functions(backend, device, name):
+    x = tl.tensor([-3, 0, 4], backend=backend, device=device)
+    out = getattr(x, name)()
+    assert out.dtype == x.dtype
+    assert out.tolist() == getattr(np, name)(np.array([-3, 0, 4])).tolist()
+
+
+def test_round_takes_halves_to_even():
+    assert tl.tensor([0.5, 1.5, 2.5, -0.5, -1.5]).round().tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "sign"])
+def test_step_functions_have_zero_gradient_also_at_the_steps(name):
+    x = leaf([-1.0, -0.5, 0.0, 0.5, 2.0])
+    getattr(x, name)().sum().backward()
+    assert x.grad.tolist() == [0.0] * 5
+
+
+# -------------------------------------------------------- smooth functions
+def test_derivatives_read_from_the_output_have_correct_second_derivatives():
+    host = np.array([-0.7, 0.2, 1.1])
+    x = leaf(host)
+    (g,) = tl.autograd.grad((x.tan() + x.expm1()).sum(), [x], create_graph=True)
+    t = np.tan(host)
+    np.testing.assert_allclose(g.numpy(), 1.0 + t * t + np.exp(host))
+    (h,) = tl.autograd.grad(g.sum(), [x])
+    np.testing.assert_allclose(h.numpy(), 2.0 * t * (1.0 + t * t) + np.exp(host))
+
+
+def test_log1p_and_expm1_stay_accurate_for_tiny_inputs():
+    x = tl.tensor([1e-12, -1e-12])
+    np.testing.assert_allclose(x.log1p().numpy(), np.log1p([1e-12, -1e-12]), rtol=1e-15)
+    np.testing.assert_allclose(x.expm1().numpy(), np.expm1([1e-12, -1e-12]), rtol=1e-15)
