@@ -790,6 +790,14 @@ MATH = [
         Case("zero_deviation", ((2, 3),), domain=D.fixed([[1.5, 1.5, 1.5], [0.5, -1.0, 2.0]]), kwargs={"dim": 1},
              grad_reference=std_zero_deviation_grad,
              double_backward=False, note="the gradient is 0 where std is 0 (PyTorch's convention)"),)),
+    reduction("prod", np.prod, "Prod", REDUCE_CASES + (
+        Case("one_zero", ((2, 3),), domain=D.fixed([[1.5, 0.0, -2.0], [0.5, 1.2, 0.8]]), kwargs={"dim": 1},
+             note="only the zero gets a gradient, the product of the others (prod is smooth: central "
+                  "differences and the second derivative hold at zeros)"),
+        Case("two_zeros", ((4,),), domain=D.fixed([0.0, 1.5, 0.0, -2.0]),
+             note="no first-order gradient; the second derivative between the zeros is the product of the rest"),
+        Case("empty_dim", ((0, 3),), kwargs={"dim": 0}, note="the empty product is 1"),
+    ), domain=D.bounded),
     OpInfo("cumsum", lambda x, dim: x.cumsum(dim), cumsum_ref, CUMSUM_CASES + (
         Case("0d", ((),), kwargs={"dim": 0}, note="a 0-d tensor stays as it is (as PyTorch)"),
         Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),

@@ -154,3 +154,18 @@ def test_log1p_and_expm1_stay_accurate_for_tiny_inputs():
     x = tl.tensor([1e-12, -1e-12])
     np.testing.assert_allclose(x.log1p().numpy(), np.log1p([1e-12, -1e-12]), rtol=1e-15)
     np.testing.assert_allclose(x.expm1().numpy(), np.expm1([1e-12, -1e-12]), rtol=1e-15)
+
+
+# --------------------------------------------------------------- prod
+def test_prod_gradient_with_zeros_is_the_product_of_the_others():
+    x = leaf([[2.0, 0.0, 3.0], [0.0, 4.0, 0.0], [1.0, 2.0, 5.0]])
+    x.prod(1).sum().backward()
+    assert x.grad.tolist() == [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [10.0, 5.0, 2.0]]
+
+
+def test_prod_second_derivative_between_two_zeros_is_the_product_of_the_rest():
+    x = leaf([0.0, 3.0, 0.0, -2.0])
+    (g,) = tl.autograd.grad(x.prod(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0, 0.0, 0.0]
+    (h,) = tl.autograd.grad(g[0], [x])  # d^2 prod / dx0 dxk: the product of all but x0 and xk
+    assert h.tolist() == [0.0, 0.0, -6.0, 0.0]

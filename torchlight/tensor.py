@@ -684,6 +684,18 @@ class Tensor:
         """
         return F.Var.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
 
+    def prod(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The product over `dim` (all dims when None); the gradient is right with zeros in the input.
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([2.0, 0.0, 3.0], requires_grad=True)
+            >>> x.prod().backward()
+            >>> x.grad.tolist()
+            [0.0, 6.0, 0.0]
+        """
+        return F.Prod.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+
     def std(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
             correction: float = 1) -> Tensor:
         """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are

@@ -1348,6 +1348,57 @@ class Std(Function):
         return _var_backward(ctx, g * _const(y, nonzero * 0.5) / safe), None, None, None
 
 
+class Prod(Function):
+    """The product over `dims`; the gradient is the product of the other elements,
+    right with zeros in the input (one zero: only it gets a gradient; two: none).
+
+    A first-order backward computes it from the product of the nonzero
+    elements and the count of zeros (no division by zero). With
+    `create_graph` it is made differentiable instead: each element replaced
+    by 1 in turn (an n x n mask per reduced slice of n elements) and Prod
+    again over the last axis, so second derivatives are right at zeros too,
+    at n times the memory of the slice.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+        ctx.save_for_backward(a, dims)
+        return _reduced(a, a.backend.xp.prod(a.data, axis=dims, keepdims=True), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, dims = ctx.saved_tensors
+        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(a.shape)))
+        others = _prod_of_others(a, dims) if grad_mode.is_grad_enabled() else _const(a, _prod_of_others_array(a, dims))
+        return g * others, None, None
+
+
+def _prod_of_others_array(a: Any, dims: tuple[int, ...]) -> Any:
+    """prod over `dims` of every element but the one at each position, as an array of `a`'s shape."""
+    xp, x = a.backend.xp, a.data
+    zero = x == 0
+    nonzero = xp.where(zero, xp.ones_like(x), x)
+    product = xp.prod(nonzero, axis=dims, keepdims=True)
+    zeros = xp.sum(xp.astype(zero, x.dtype), axis=dims, keepdims=True)
+    only_zero = xp.logical_and(zero, zeros == 1)  # the one zero of its slice gets the others' product
+    return xp.where(zeros == 0, product / nonzero, xp.where(only_zero, product, xp.zeros_like(x)))
+
+
+def _prod_of_others(a: Any, dims: tuple[int, ...]) -> Any:
+    """As `_prod_of_others_array`, as differentiable Tensor ops: the reduced dims moved last and
+    flattened to n, each element masked to 1 in turn ((..., n, n)), and Prod over the last axis."""
+    xp = a.backend.xp
+    rest = tuple(i for i in range(a.ndim) if i not in dims)
+    lead, sizes = tuple(a.shape[i] for i in rest), tuple(a.shape[i] for i in dims)
+    n = math.prod(sizes)
+    rows = Reshape.apply(Permute.apply(a, rest + dims), lead + (1, n))
+    eye = _const(a, xp.eye(n, dtype=a.dtype, device=a.device) != 0)
+    masked = Where.apply(eye, _const(a, xp.ones((), dtype=a.dtype, device=a.device)), rows)
+    others = Reshape.apply(Prod.apply(masked, (len(lead) + 1,), False), lead + sizes)
+    order = rest + dims
+    return Permute.apply(others, tuple(sorted(range(a.ndim), key=order.__getitem__)))
+
+
 class Cumsum(Function):
     """The running sum along `axis`; the backward is the reversed running sum of g."""
 
