@@ -528,6 +528,15 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return F.Gather.apply(self, F.index_key(key, self))
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Refused with the functional way to write it: ops make new tensors, never change one."""
+        raise TypeError(
+            "Tensor does not support item assignment (x[key] = value): torchlight's ops return new "
+            "tensors and never write into one, so every saved value stays right for backward. Write "
+            "it as a new tensor instead: tl.where(mask, value, x) for a mask (x == 0, x > 1, ...), "
+            "or tl.cat / tl.stack of the pieces"
+        )
+
     # ---------------------------------------------------------------- methods
     def abs(self) -> Tensor:
         """|x|; the gradient at 0 is 0 (as PyTorch)."""
