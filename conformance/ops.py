@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -807,5 +808,160 @@ MATH = [
            function="ReverseCumsum"),
 ]
 
+# --------------------------- inverse trigonometric, atan2, logaddexp, logsumexp, norm
+ALIAS_CASES = (Case("1d", ((5,),)), Case("batched", ((2, 3, 4),)))
+
+
+def inverse(name: str, alias: str, ref: Any, function: str, domain: Any = D.normal) -> list[OpInfo]:
+    """An inverse function `x.name()` (every case) and its NumPy-named alias `x.alias()` (a few)."""
+    return [unary(name, ref, function, domain=domain), unary(alias, ref, function, domain=domain, cases=ALIAS_CASES)]
+
+
+def pair_call(a: Any, b: Any = None, number: float | None = None, left: float | None = None, *, name: str,
+              free: bool) -> Any:
+    """`tl.name(a, b)` (free) or `a.name(b)`; `number` stands for b, `left` for a (then `a` is b)."""
+    if left is not None:
+        return getattr(tl, name)(left, a)
+    other = number if b is None else b
+    return getattr(tl, name)(a, other) if free else getattr(a, name)(other)
+
+
+def pair(name: str, ref: Any, function: str, free: bool, domain: Any, extra_cases: tuple[Case, ...] = (),
+         raised_as: str | None = None) -> OpInfo:
+    """A broadcasting binary free function `tl.name(a, b)` or method `a.name(b)`, numbers on either side;
+    errors name the op `raised_as` (an alias's errors name the function it stands for)."""
+    op = raised_as or name
+    number_left = (Case("number_left", ((3, 4),), kwargs={"left": 1.5}, note="tl.name(number, tensor)"),)
+    cases = (
+        Case("same_shape", ((3, 4), (3, 4))),
+        Case("broadcast", ((3, 1), (1, 4))),
+        Case("broadcast_rank", ((2, 3, 4), (4,))),
+        Case("0d", ((), ())),
+        Case("one_side_grad", ((3, 4), (3, 4)), grad=(False, True)),
+        Case("empty", ((0, 3), (3,))),
+        Case("number", ((3, 4),), kwargs={"number": -1.5}),
+        *(number_left if free else ()),
+        *extra_cases,
+        Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{op}: shapes (2, 3) and (4,)"),
+        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match=f"{op}: tensors on two backends",
+             other_backend=1),
+    )
+
+    def reference(a: np.ndarray, b: Any = None, number: float | None = None, left: float | None = None) -> Any:
+        return ref(left, a) if left is not None else ref(a, number if b is None else b)
+
+    return OpInfo(f"tl.{name}" if free else name, lambda *args, **kw: pair_call(*args, name=name, free=free, **kw),
+                  reference, cases, domain=domain, method=None if free else name, function=function)
+
+
+def atan2_origin_grad(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(b, -a) / (a**2 + b**2), and 0 at the origin (PyTorch's convention)."""
+    r2 = a * a + b * b
+    scale = np.divide(1.0, r2, out=np.zeros_like(r2), where=r2 > 0)
+    return b * scale, -a * scale
+
+
+ATAN2_DOMAIN = (D.away_from_zero, D.normal)  # y clear of 0: away from the origin and the cut at x < 0, y = 0
+ATAN2_ORIGIN = (Case("origin", ((4,), (4,)), domain=(D.fixed([0.0, 0.0, 1.0, -2.0]), D.fixed([0.0, 1.5, 0.0, 2.0])),
+                     grad_reference=atan2_origin_grad, double_backward=False,
+                     note="the gradient is 0 at the origin (PyTorch's convention)"),)
+LOGADDEXP_LARGE = (Case("large", ((4,), (4,)), domain=(D.fixed([1000.0, -1000.0, 0.0, 700.0]),
+                                                       D.fixed([0.0, 0.0, 0.0, 710.0])),
+                        note="no overflow at |x| = 1000; each side's share sigmoid(a - b), accurate in the tail"),)
+
+
+def logsumexp_ref(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    top = np.max(x, axis=dim, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=dim, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, axis=dim if dim is not None else tuple(range(x.ndim)))
+
+
+def distinct_magnitudes(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Either sign, magnitudes at least 0.15 apart and from 0 (no ties of |x|, no kink of abs)."""
+    size = int(np.prod(shape))
+    magnitudes = (np.arange(size) + 1.0) * 0.25 + rng.uniform(0.0, 0.1, size)
+    return (rng.choice([-1.0, 1.0], size) * rng.permutation(magnitudes)).reshape(shape)
+
+
+def norm_ref(x: np.ndarray, p: Any = 2, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    p = 2.0 if p == "fro" else p
+    if np.isinf(p):
+        return (np.max if p > 0 else np.min)(np.abs(x), axis=dim, keepdims=keepdim)
+    return np.sum(np.abs(x) ** p, axis=dim, keepdims=keepdim) ** (1.0 / p)
+
+
+def norm_zero_grad(x: np.ndarray, p: Any = 2, dim: Any = None, keepdim: bool = False) -> tuple[np.ndarray]:
+    """sign(x) (|x| / norm)**(p - 1), and 0 where x or the norm is 0 (PyTorch's convention)."""
+    y = norm_ref(x, p, dim, keepdim=True)
+    ratio = np.divide(np.abs(x), y, out=np.zeros_like(x), where=(x != 0) & (y > 0))
+    return (np.sign(x) * np.power(ratio, p - 1.0, out=np.zeros_like(x), where=ratio > 0),)
+
+
+def norm_tie_grad(x: np.ndarray, p: float, dim: Any = None, keepdim: bool = False) -> tuple[np.ndarray]:
+    """Tied maxima (p = inf) or minima (-inf) of |x| share the gradient evenly, times sign(x)."""
+    hit = (np.abs(x) == norm_ref(x, p, dim, keepdim=True)).astype(np.float64)
+    return (np.sign(x) * hit / hit.sum(axis=dim, keepdims=True),)
+
+
+NORM_CASES = (
+    Case("all", ((3, 4),)),
+    Case("dim1", ((3, 4),), kwargs={"dim": 1}),
+    Case("dims_keepdim", ((2, 3, 4),), kwargs={"dim": (0, 2), "keepdim": True}),
+    Case("fro", ((3, 4),), kwargs={"p": "fro"}, note="'fro' is p = 2 over the elements"),
+    Case("0d", ((),), domain=D.away_from_zero),
+    Case("empty", ((0, 3),), kwargs={"dim": 0}, note="the norm of no elements is 0"),
+    Case("p1", ((3, 4),), kwargs={"p": 1, "dim": 1}, domain=D.away_from_zero),
+    Case("p3", ((3, 4),), kwargs={"p": 3, "dim": 0}),
+    Case("p0.5", ((3, 4),), kwargs={"p": 0.5, "dim": 1}, domain=D.away_from_zero),
+    Case("p1.5", ((2, 3, 4),), kwargs={"p": 1.5, "dim": -1}, domain=D.away_from_zero),
+    Case("inf", ((3, 4),), kwargs={"p": math.inf, "dim": 1}, domain=distinct_magnitudes),
+    Case("-inf", ((3, 4),), kwargs={"p": -math.inf}, domain=distinct_magnitudes),
+    Case("zero_vector", ((2, 3),), domain=D.fixed([[0.0, 0.0, 0.0], [0.5, -1.0, 2.0]]), kwargs={"dim": 1},
+         grad_reference=norm_zero_grad, double_backward=False,
+         note="the gradient is 0 at an all-zero vector (PyTorch's convention; the true one has no limit)"),
+    Case("zero_elements_p0.5", ((4,),), domain=D.fixed([0.0, 1.5, 0.0, -0.5]), kwargs={"p": 0.5},
+         grad_reference=norm_zero_grad, double_backward=False,
+         note="p < 1: the gradient is 0 at a zero element (PyTorch's convention; the true one is infinite)"),
+    Case("inf_ties", ((5,),), domain=D.fixed([3.0, -3.0, 1.0, 0.0, 2.0]), kwargs={"p": math.inf},
+         grad_reference=norm_tie_grad, double_backward=False,
+         note="tied maxima of |x| split the gradient evenly (as max, and as PyTorch measured)"),
+    Case("-inf_ties", ((2, 3),), domain=D.fixed([[1.0, -1.0, 3.0], [0.0, 2.0, 0.0]]),
+         kwargs={"p": -math.inf, "dim": 1}, grad_reference=norm_tie_grad, double_backward=False,
+         note="tied minima of |x| split the gradient evenly; tied zeros get 0 (abs'(0) = 0)"),
+    Case("p0", ((3,),), kwargs={"p": 0}, raises=ValueError, match="norm: p must be a positive number",
+         note="p = 0 (torch's count of nonzeros) is refused"),
+    Case("negative_p", ((3,),), kwargs={"p": -2}, raises=ValueError, match="norm: p must be a positive number"),
+    Case("nuc", ((3, 3),), kwargs={"p": "nuc"}, raises=ValueError, match="norm: p must be a positive number"),
+    Case("empty_inf", ((0, 3),), kwargs={"p": math.inf, "dim": 0}, raises=ValueError,
+         match="norm: the inf norm of an empty dimension"),
+    Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+)
+
+INVERSE_AND_NORMS = [
+    *inverse("asin", "arcsin", np.arcsin, "Asin", uniform(-0.9, 0.9)),
+    *inverse("acos", "arccos", np.arccos, "Acos", uniform(-0.9, 0.9)),
+    *inverse("atan", "arctan", np.arctan, "Atan"),
+    *inverse("asinh", "arcsinh", np.arcsinh, "Asinh"),
+    *inverse("acosh", "arccosh", np.arccosh, "Acosh", uniform(1.1, 3.0)),
+    *inverse("atanh", "arctanh", np.arctanh, "Atanh", uniform(-0.9, 0.9)),
+    pair("atan2", np.arctan2, "Atan2", True, ATAN2_DOMAIN, ATAN2_ORIGIN),
+    pair("atan2", np.arctan2, "Atan2", False, ATAN2_DOMAIN),
+    pair("arctan2", np.arctan2, "Atan2", True, ATAN2_DOMAIN, raised_as="atan2"),
+    pair("arctan2", np.arctan2, "Atan2", False, ATAN2_DOMAIN, raised_as="atan2"),
+    pair("logaddexp", np.logaddexp, "LogAddExp", True, D.normal, LOGADDEXP_LARGE),
+    pair("logaddexp", np.logaddexp, "LogAddExp", False, D.normal),
+    OpInfo("logsumexp", lambda x, dim=None, keepdim=False: x.logsumexp(dim, keepdim), logsumexp_ref, (
+        Case("all", ((3, 4),)),
+        Case("rows", ((3, 4),), kwargs={"dim": 1}),
+        Case("keepdim", ((2, 3, 4),), kwargs={"dim": (0, 2), "keepdim": True}),
+        Case("large", ((2, 2),), domain=D.fixed([[1000.0, 1000.0], [-1000.0, 0.0]]), kwargs={"dim": 1},
+             note="no overflow at |x| = 1000"),
+        Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+    ), method="logsumexp", function="LogSumExp"),
+    OpInfo("norm", lambda x, p=2, dim=None, keepdim=False: x.norm(p, dim, keepdim), norm_ref, NORM_CASES,
+           method="norm", function=("Norm", "Abs", "Max", "Min")),
+]
+
 OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING
-                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS + MATH)
+                     + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS + MATH
+                     + INVERSE_AND_NORMS)

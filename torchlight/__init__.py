@@ -19,7 +19,7 @@ from torchlight.backends import (
 )
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.ops import cat, concat, maximum, minimum, stack, where
+from torchlight.ops import arctan2, atan2, cat, concat, logaddexp, maximum, minimum, stack, where
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 
@@ -30,6 +30,8 @@ __all__ = [
     "BackendUnavailableError",
     "Tensor",
     "arange",
+    "arctan2",
+    "atan2",
     "autograd",
     "backends",
     "cat",
@@ -40,6 +42,7 @@ __all__ = [
     "get_default_backend",
     "is_grad_enabled",
     "load",
+    "logaddexp",
     "manual_seed",
     "maximum",
     "minimum",

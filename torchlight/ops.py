@@ -1,9 +1,11 @@
-"""Free functions over tensors: where, stack, cat (alias concat), maximum, minimum.
+"""Free functions over tensors: where, stack, cat (alias concat), maximum, minimum, atan2
+(alias arctan2), logaddexp.
 
 The array functions a user's own NumPy code reaches for, with PyTorch's
 names and signatures and the array API standard's values (`xp.where`,
-`xp.stack`, `xp.concat`, `xp.maximum`, `xp.minimum`). Each checks its inputs first and raises naming
-the op and the shapes; the gradient of each input comes back in its own
+`xp.stack`, `xp.concat`, `xp.maximum`, `xp.minimum`, `xp.atan2`,
+`xp.logaddexp`). Each checks its inputs first and raises naming the op
+and the shapes; the gradient of each input comes back in its own
 shape (a broadcast operand of `where` gets the sum).
 
 Example:
@@ -24,7 +26,7 @@ from typing import Any
 from torchlight.autograd import functions as F
 from torchlight.tensor import Tensor, check_same_backend
 
-__all__ = ["cat", "concat", "maximum", "minimum", "stack", "where"]
+__all__ = ["arctan2", "atan2", "cat", "concat", "logaddexp", "maximum", "minimum", "stack", "where"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -100,6 +102,47 @@ def maximum(input: Any, other: Any) -> Tensor:
 def minimum(input: Any, other: Any) -> Tensor:
     """The elementwise minimum of `input` and `other`; ties split the gradient as in `maximum`."""
     return _elementwise("minimum", F.Minimum, input, other)
+
+
+def atan2(input: Any, other: Any) -> Tensor:
+    """The angle of the point (other, input) in radians, in [-pi, pi]: `np.arctan2(input, other)`.
+
+    `input` is the y coordinate and `other` the x one (as PyTorch, NumPy and
+    the standard); both broadcast, and either may be a number. The gradient
+    is (other, -input) / (input**2 + other**2), and 0 at the origin (as
+    PyTorch). `arctan2` is the same function.
+
+    Example:
+        >>> import torchlight as tl
+        >>> y = tl.tensor([1.0, 0.0], requires_grad=True)
+        >>> x = tl.tensor([1.0, -2.0], requires_grad=True)
+        >>> tl.atan2(y, x).sum().backward()
+        >>> y.grad.tolist(), x.grad.tolist()
+        ([0.5, -0.5], [-0.5, -0.0])
+    """
+    return _elementwise("atan2", F.Atan2, input, other)
+
+
+arctan2 = atan2
+
+
+def logaddexp(input: Any, other: Any) -> Tensor:
+    """log(exp(input) + exp(other)), broadcasting, without overflow for large inputs.
+
+    The gradients are sigmoid(input - other) and sigmoid(other - input),
+    each accurate in its tail.
+
+    Example:
+        >>> import torchlight as tl
+        >>> a = tl.tensor([1000.0, 0.0], requires_grad=True)
+        >>> out = tl.logaddexp(a, 0.0)
+        >>> [round(v, 4) for v in out.tolist()]    # 1000, and log 2
+        [1000.0, 0.6931]
+        >>> out.sum().backward()
+        >>> a.grad.tolist()
+        [1.0, 0.5]
+    """
+    return _elementwise("logaddexp", F.LogAddExp, input, other)
 
 
 def _elementwise(op: str, fn: type, input: Any, other: Any) -> Tensor:

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -584,6 +585,33 @@ class Tensor:
     def cosh(self) -> Tensor:
         return F.Cosh.apply(self)
 
+    def asin(self) -> Tensor:
+        """arcsin, on [-1, 1] (NaN outside, as NumPy); `arcsin` is the same method."""
+        return F.Asin.apply(self)
+
+    def acos(self) -> Tensor:
+        """arccos, on [-1, 1] (NaN outside, as NumPy); `arccos` is the same method."""
+        return F.Acos.apply(self)
+
+    def atan(self) -> Tensor:
+        """arctan; `arctan` is the same method."""
+        return F.Atan.apply(self)
+
+    def asinh(self) -> Tensor:
+        """The inverse hyperbolic sine; `arcsinh` is the same method."""
+        return F.Asinh.apply(self)
+
+    def acosh(self) -> Tensor:
+        """The inverse hyperbolic cosine, for x >= 1; `arccosh` is the same method."""
+        return F.Acosh.apply(self)
+
+    def atanh(self) -> Tensor:
+        """The inverse hyperbolic tangent, on (-1, 1); `arctanh` is the same method."""
+        return F.Atanh.apply(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
     def log1p(self) -> Tensor:
         """log(1 + x), accurate where |x| is small."""
         return F.Log1p.apply(self)
@@ -658,6 +686,20 @@ class Tensor:
 
         return minimum(self, other)
 
+    def atan2(self, other: Any) -> Tensor:
+        """The angle of the point (other, self): `tl.atan2(self, other)`; `arctan2` is the same method."""
+        from torchlight.ops import atan2
+
+        return atan2(self, other)
+
+    arctan2 = atan2
+
+    def logaddexp(self, other: Any) -> Tensor:
+        """log(exp(self) + exp(other)) without overflow: `tl.logaddexp(self, other)`."""
+        from torchlight.ops import logaddexp
+
+        return logaddexp(self, other)
+
     def where(self, condition: Any, other: Any) -> Tensor:
         """This tensor where `condition` holds, else `other`: `tl.where(condition, self, other)`."""
         from torchlight.ops import where
@@ -710,6 +752,49 @@ class Tensor:
         """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
         equal (std 0) the gradient is 0, as PyTorch."""
         return F.Std.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
+
+    def logsumexp(self, dim: int | Sequence[int] | None, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(x))) over `dim` (None: all dims), shifted by the max so that it does not overflow.
+
+        `dim` is required, as in PyTorch; `torchlight.nn.functional.logsumexp` calls this.
+
+        Example:
+            >>> import torchlight as tl
+            >>> round(tl.tensor([1000.0, 1000.0]).logsumexp(0).item(), 4)    # 1000 + log 2
+            1000.6931
+        """
+        if not self.backend.is_floating(self.dtype):
+            raise TypeError(f"logsumexp: the input must have a floating-point dtype, not {self.dtype}")
+        return F.LogSumExp.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+
+    def norm(self, p: float | str = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The vector p-norm over `dim` (None: all elements, flattened): sum(|x|**p)**(1/p).
+
+        `p` is 2 (the default; "fro" is the same), 1, `math.inf` (max |x|),
+        `-math.inf` (min |x|) or any other positive number. Where x is 0 the
+        gradient is 0, also for p = 2 at an all-zero vector (PyTorch's
+        convention); ties of the inf norms split the gradient evenly (as max).
+
+        Example:
+            >>> import math
+            >>> import torchlight as tl
+            >>> x = tl.tensor([[3.0, -4.0], [0.0, 0.0]], requires_grad=True)
+            >>> x.norm(dim=1).sum().backward()
+            >>> [[round(v, 4) for v in row] for row in x.grad.tolist()], x.norm(p=math.inf).item()
+            ([[0.6, -0.8], [0.0, 0.0]], 4.0)
+        """
+        p = _norm_order(p)
+        if not self.backend.is_floating(self.dtype):
+            raise TypeError(f"norm: the input must have a floating-point dtype, not {self.dtype}")
+        dims = F.normalize_dims(dim, self.ndim)
+        if p == 1:
+            return self.abs().sum(dims, keepdim)
+        if math.isinf(p):
+            if any(self.shape[d] == 0 for d in dims):
+                raise ValueError(f"norm: the {p} norm of an empty dimension of a tensor of shape {self.shape} "
+                                 "is undefined (max and min have no identity)")
+            return self.abs().max(dims, keepdim) if p > 0 else self.abs().min(dims, keepdim)
+        return F.Norm.apply(self, p, dims, keepdim)
 
     def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The maximum values (ties share the gradient evenly); see argmax."""
@@ -829,6 +914,16 @@ class Tensor:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+
+def _norm_order(p: Any) -> float:
+    """`norm`'s p as a float: "fro" is 2; anything but a positive number (or -inf) is a ValueError."""
+    if p == "fro":
+        return 2.0
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (p > 0 or p == -math.inf):
+        raise ValueError(f"norm: p must be a positive number, math.inf, -math.inf or 'fro', not {p!r} "
+                         "(p = 0, a count of nonzeros, and negative p are not supported)")
+    return float(p)
 
 
 _power = _operator(F.Pow)

@@ -1424,3 +1424,174 @@ class ReverseCumsum(Function):
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
         return Cumsum.apply(h, ctx.axis), None
+
+
+def _rsqrt_of(factor_a: Any, factor_b: Any, g: Any) -> Any:
+    """g / sqrt(factor_a * factor_b) in Tensor ops (the derivatives of asin, acos, acosh)."""
+    return g / (factor_a * factor_b).sqrt()
+
+
+class Asin(Function):
+    """arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.asin(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return _rsqrt_of(1.0 - a, 1.0 + a, g)
+
+
+class Acos(Function):
+    """arccos(x) on [-1, 1]; the gradient is minus asin's."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.acos(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return -_rsqrt_of(1.0 - a, 1.0 + a, g)
+
+
+class Atan(Function):
+    """arctan(x); the gradient 1 / (1 + x**2)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.atan(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / (a * a + 1.0)
+
+
+class Asinh(Function):
+    """arsinh(x); the gradient 1 / sqrt(x**2 + 1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.asinh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / (a * a + 1.0).sqrt()
+
+
+class Acosh(Function):
+    """arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.acosh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return _rsqrt_of(a - 1.0, a + 1.0, g)
+
+
+class Atanh(Function):
+    """artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x))."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.atanh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / ((1.0 - a) * (1.0 + a))
+
+
+def _safe_reciprocal(d: Any) -> Any:
+    """1 / d where d != 0, else 0, as Tensor ops (differentiable where d != 0): PyTorch's
+    convention where a derivative's denominator vanishes (atan2 at the origin, norm at 0)."""
+    xp = d.backend.xp
+    nonzero = xp.astype(d.data != 0, d.dtype)  # (NaN counts as nonzero: it stays NaN)
+    return _const(d, nonzero) / (d + _const(d, 1.0 - nonzero))
+
+
+class Atan2(Function):
+    """atan2(a, b), the angle of the point (b, a) (a is y, b is x, as PyTorch and the standard).
+
+    The gradient is (b, -a) / (a**2 + b**2), and 0 at the origin (PyTorch's
+    convention, where the angle has no limit).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.backend.xp.atan2(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        scale = g * _safe_reciprocal(a * a + b * b)
+        need_a, need_b = ctx.needs_input_grad
+        return (scale * b if need_a else None), (-(scale * a) if need_b else None)
+
+
+class LogAddExp(Function):
+    """log(exp(a) + exp(b)) (the namespace's `logaddexp`: no overflow for large inputs).
+
+    The gradients, sigmoid(a - b) for a and sigmoid(b - a) for b, are each
+    made with `Sigmoid` (stable in both tails, and differentiable again),
+    not as 1 - the other, which would round a tiny share to 0.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.backend.xp.logaddexp(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g * Sigmoid.apply(a - b) if need_a else None), (g * Sigmoid.apply(b - a) if need_b else None)
+
+
+class Norm(Function):
+    """sum(|x|**p)**(1/p) over `dims`, for a positive finite `p` (p = 1 and +-inf are
+    composed from Abs, Sum, Max and Min by `Tensor.norm`).
+
+    The gradient is sign(x) (|x| / norm)**(p - 1) times g, and 0 where x is 0
+    or the norm is 0 (PyTorch's convention: at an all-zero slice, p = 2's true
+    gradient has no limit, and for p < 1 the one at a zero element is
+    infinite). It is written in Tensor ops with those points masked, so the
+    second derivative there is 0 rather than NaN (PyTorch's NaN).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
+        xp = a.backend.xp
+        x = a.data
+        powers = x * x if p == 2 else xp.abs(x) ** p
+        total = xp.sum(powers, axis=dims, keepdims=True)
+        ctx.save_for_backward(a, p, dims)
+        return _reduced(a, xp.sqrt(total) if p == 2 else total ** (1.0 / p), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, p, dims = ctx.saved_tensors
+        kept = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
+        g, y = g.reshape(kept), ctx.output.reshape(kept)
+        if p == 2:
+            return a * (g * _safe_reciprocal(y)), None, None, None
+        xp = a.backend.xp
+        nonzero, y_nonzero = xp.astype(a.data != 0, a.dtype), xp.astype(y.data != 0, a.dtype)
+        magnitude = a.abs() + _const(a, 1.0 - nonzero)  # 1 at zeros: no 0 ** (p - 1), inf for p < 1
+        ratio = (magnitude / (y + _const(y, 1.0 - y_nonzero))) ** (p - 1.0)
+        return g * ratio * _const(a, xp.sign(a.data) * nonzero * y_nonzero), None, None, None

@@ -161,15 +161,16 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
 
 
 def logsumexp(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-    """log(sum(exp(x))) over `dim` (all axes when None), shifted by the max.
+    """log(sum(exp(x))) over `dim` (all axes when None), shifted by the max: `x.logsumexp(dim, keepdim)`.
 
     Example:
         >>> import torchlight as tl
         >>> round(logsumexp(tl.tensor([1000.0, 1000.0])).item(), 4)    # 1000 + log 2, no overflow
         1000.6931
     """
-    _check_float(x, "logsumexp")
-    return fn.LogSumExp.apply(x, fn.normalize_dims(dim, x.ndim), keepdim)
+    if not isinstance(x, Tensor):
+        raise TypeError(f"logsumexp: the input must be a Tensor, not {type(x).__name__}")
+    return x.logsumexp(dim, keepdim)
 
 
 # ------------------------------------------------------------------ losses
