@@ -1330,6 +1330,15 @@ class Var(Function):
         return _var_backward(ctx, g), None, None, None
 
 
+def _safe_reciprocal(d: Any) -> Any:
+    """1 / d where d != 0, else 0, as Tensor ops (differentiable where d != 0): PyTorch's
+    convention where a derivative's denominator vanishes (std at zero deviation, atan2 at the
+    origin, norm at 0)."""
+    xp = d.backend.xp
+    nonzero = xp.astype(d.data != 0, d.dtype)  # (NaN counts as nonzero: it stays NaN)
+    return _const(d, nonzero) / (d + _const(d, 1.0 - nonzero))
+
+
 class Std(Function):
     """sqrt(var) over `dims`. Where the deviation is 0 the gradient is 0 (PyTorch's
     convention: the true one is infinite), written so that the second derivative
@@ -1341,11 +1350,7 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        y = ctx.output
-        xp = y.backend.xp
-        nonzero = xp.astype(y.data != 0, y.dtype)  # (NaN counts as nonzero: it stays NaN)
-        safe = y + _const(y, 1.0 - nonzero)
-        return _var_backward(ctx, g * _const(y, nonzero * 0.5) / safe), None, None, None
+        return _var_backward(ctx, g * _safe_reciprocal(ctx.output) * 0.5), None, None, None
 
 
 class Prod(Function):
@@ -1513,14 +1518,6 @@ class Atanh(Function):
     def backward(ctx: Context, g: Any) -> Any:
         (a,) = ctx.saved_tensors
         return g / ((1.0 - a) * (1.0 + a))
-
-
-def _safe_reciprocal(d: Any) -> Any:
-    """1 / d where d != 0, else 0, as Tensor ops (differentiable where d != 0): PyTorch's
-    convention where a derivative's denominator vanishes (atan2 at the origin, norm at 0)."""
-    xp = d.backend.xp
-    nonzero = xp.astype(d.data != 0, d.dtype)  # (NaN counts as nonzero: it stays NaN)
-    return _const(d, nonzero) / (d + _const(d, 1.0 - nonzero))
 
 
 class Atan2(Function):
