@@ -247,6 +247,16 @@ class MatMul(Function):
 
 
 # ----------------------------------------------------------- reductions
+def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` with the reduced `dims` kept as size 1 (the shape of a keepdims reduction)."""
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+def _reduced(a: Any, data: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """`data`, reduced over `dims` with keepdims, reshaped to drop them unless `keepdim`."""
+    return data if keepdim else a.backend.xp.reshape(data, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+
+
 class Sum(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
@@ -257,7 +267,7 @@ class Sum(Function):
     def backward(ctx: Context, g: Any) -> tuple:
         shape, dims, keepdim = ctx.saved_tensors
         if not keepdim and g.ndim:  # (a 0-d gradient broadcasts as it is)
-            g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
+            g = g.reshape(_kept_shape(shape, dims))
         return BroadcastView.apply(g, shape), None, None
 
 
@@ -300,10 +310,9 @@ class Max(Function):
 
 def _extreme(ctx: Context, a: Any, reduce: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
     """`reduce` (the namespace's max or min) over `dims`, saving what Max's backward reads."""
-    xp = a.backend.xp
     top = reduce(a.data, axis=dims, keepdims=True)
     ctx.save_for_backward(a, top, dims)
-    return top if keepdim else xp.reshape(top, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+    return _reduced(a, top, dims, keepdim)
 
 
 # --------------------------------------------------------- elementwise
@@ -789,12 +798,12 @@ class LogSumExp(Function):
         top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
         out = xp.log(xp.sum(xp.exp(a.data - top), axis=dims, keepdims=True)) + top
         ctx.save_for_backward(a, dims)
-        return out if keepdim else xp.reshape(out, tuple(n for i, n in enumerate(a.shape) if i not in dims))
+        return _reduced(a, out, dims, keepdim)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         a, dims = ctx.saved_tensors
-        kept = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
+        kept = _kept_shape(a.shape, dims)
         return g.reshape(kept) * (a - ctx.output.reshape(kept)).exp(), None, None
 
 
@@ -1294,11 +1303,6 @@ def _dof_scale(count: int, correction: float) -> float:
     return 1.0 / dof if dof > 0 else math.nan
 
 
-def _reduced(a: Any, data: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
-    """`data`, reduced over `dims` with keepdims, reshaped to drop them unless `keepdim`."""
-    return data if keepdim else a.backend.xp.reshape(data, tuple(n for i, n in enumerate(a.shape) if i not in dims))
-
-
 def _moments(ctx: Context, a: Any, dims: tuple[int, ...], correction: float) -> Any:
     """The variance over `dims` (keepdims) with `correction`; NaN without degrees of freedom,
     made without NumPy's warning. Saves what Var's and Std's backward read."""
@@ -1307,15 +1311,13 @@ def _moments(ctx: Context, a: Any, dims: tuple[int, ...], correction: float) -> 
     ctx.save_for_backward(a, dims, _dof_scale(count, correction))
     if count - correction > 0:
         return xp.var(a.data, axis=dims, correction=correction, keepdims=True)
-    shape = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
-    return xp.full(shape, math.nan, dtype=a.dtype, device=a.device)
+    return xp.full(_kept_shape(a.shape, dims), math.nan, dtype=a.dtype, device=a.device)
 
 
 def _var_backward(ctx: Context, g: Any) -> Any:
     """g * 2 (a - mean(a)) / (count - correction), with g of the kept-dims shape."""
     a, dims, scale = ctx.saved_tensors
-    g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(a.shape)))
-    return g * (a - a.mean(dims, keepdim=True)) * (2.0 * scale)
+    return g.reshape(_kept_shape(a.shape, dims)) * (a - a.mean(dims, keepdim=True)) * (2.0 * scale)
 
 
 class Var(Function):
@@ -1373,7 +1375,7 @@ class Prod(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         a, dims = ctx.saved_tensors
-        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(a.shape)))
+        g = g.reshape(_kept_shape(a.shape, dims))
         others = _prod_of_others(a, dims) if grad_mode.is_grad_enabled() else _const(a, _prod_of_others_array(a, dims))
         return g * others, None, None
 
@@ -1583,7 +1585,7 @@ class Norm(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         a, p, dims = ctx.saved_tensors
-        kept = tuple(1 if i in dims else n for i, n in enumerate(a.shape))
+        kept = _kept_shape(a.shape, dims)
         g, y = g.reshape(kept), ctx.output.reshape(kept)
         if p == 2:
             return a * (g * _safe_reciprocal(y)), None, None, None
