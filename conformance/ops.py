@@ -511,7 +511,7 @@ COPIES = [
 
 # ------------------------------------------ functional transforms (torchlight.func)
 TRANSFORMS = [
-    OpInfo("Stack", lambda *parts: F.Stack.apply(*parts), lambda *parts: np.stack(parts), (
+    OpInfo("Stack", lambda *parts: F.Stack.apply(*parts, 0), lambda *parts: np.stack(parts), (
         Case("two_1d", ((3,), (3,))),
         Case("three_2d", ((2, 3), (2, 3), (2, 3))),
         Case("0d", ((), ())),

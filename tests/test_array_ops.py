@@ -130,14 +130,14 @@ def test_join_errors_name_the_op(op):
         op([x, other])
 
 
-def test_stack_function_takes_an_optional_trailing_axis(backend):
+def test_stack_and_concat_functions_take_the_axis_last(backend):
     p = t(backend, [[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]], requires_grad=True)
     q = t(backend, [[2.0, 0.3, 1.0], [-0.4, 0.6, 1.2]], requires_grad=True)
-    np.testing.assert_array_equal(host(F.Stack.apply(p, q)), np.stack([host(p), host(q)]))
+    np.testing.assert_array_equal(host(F.Stack.apply(p, q, 0)), np.stack([host(p), host(q)]))
     np.testing.assert_array_equal(host(F.Stack.apply(p, q, 2)), np.stack([host(p), host(q)], axis=2))
     assert gradcheck(lambda a, b: F.Stack.apply(a, b * b, 1), p, q)
     assert gradgradcheck(lambda a, b: F.Stack.apply(a.tanh(), b * a, 2), p, q)
-    assert gradgradcheck(lambda a, b: F.Concat.apply(a * b, b.tanh()), p, q)
+    assert gradgradcheck(lambda a, b: F.Concat.apply(a * b, b.tanh(), 1), p, q)
 
 
 def test_jacobian_still_stacks_rows_through_stack(backend):
@@ -146,7 +146,7 @@ def test_jacobian_still_stacks_rows_through_stack(backend):
     jac = func.jacobian(lambda v: tl.cat([v * v, tl.stack([v.sum(), v.max()])]))(x)
     expected = np.vstack([np.diag(2 * x0), np.ones(3), [0.0, 0.0, 1.0]])
     np.testing.assert_allclose(np.asarray(backend.to_numpy(jac)), expected, rtol=1e-12)
-    nested = func.jacobian(func.jacobian(lambda v: v ** 3))(x)  # rows with history: Stack.apply(*rows)
+    nested = func.jacobian(func.jacobian(lambda v: v ** 3))(x)  # rows with history: Stack.apply(*rows, 0)
     assert np.asarray(backend.to_numpy(nested))[2, 2, 2] == pytest.approx(12.0)
 
 

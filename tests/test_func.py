@@ -136,8 +136,8 @@ def test_jacobian_of_a_jacobian_is_differentiable_stacking(backend):
 def test_stack_gradcheck_and_gradgradcheck(backend):
     a = tl.tensor(arr(backend, [0.5, -1.0]), requires_grad=True)
     b = tl.tensor(arr(backend, [2.0, 0.3]), requires_grad=True)
-    assert gradcheck(lambda p, q: F.Stack.apply(p, q * q), a, b)
-    assert gradgradcheck(lambda p, q: F.Stack.apply(p.tanh(), q * p), a, b)
+    assert gradcheck(lambda p, q: F.Stack.apply(p, q * q, 0), a, b)
+    assert gradgradcheck(lambda p, q: F.Stack.apply(p.tanh(), q * p, 0), a, b)
 
 
 # ------------------------------------------------------- jvp, vjp, jacobian

@@ -509,6 +509,6 @@ def _zeros_of(like: Tensor, shape: tuple[int, ...]) -> Tensor:
 def _stack(parts: list[Tensor]) -> Tensor:
     """Same-shaped parts stacked along a new first axis (differentiably if any part needs it)."""
     if _any_requires_grad(parts):
-        return F.Stack.apply(*parts)
+        return F.Stack.apply(*parts, 0)
     like = parts[0]
     return Tensor._wrap(like.backend.xp.stack([p.data for p in parts], axis=0), like.backend)

@@ -1021,13 +1021,6 @@ class Fold(Function):
 
 
 # -------------------------------------- array ops (torchlight.ops, Tensor methods)
-def _split_axis(inputs: tuple) -> tuple[tuple, int | None]:
-    """(parts, axis) of `Stack.apply(*parts[, axis])` / `Concat.apply(*parts[, axis])`: a trailing int is the axis."""
-    if isinstance(inputs[-1], int):
-        return inputs[:-1], inputs[-1]
-    return inputs, None
-
-
 class Min(Max):
     """The minimum over `dims`: Max's forward with the namespace's `min`, and
     Max's backward (tied minima share the gradient evenly)."""
@@ -1038,7 +1031,7 @@ class Min(Max):
 
 
 class Concat(Function):
-    """`concat(parts, axis)`: `Concat.apply(*parts, axis)` (axis 0 when left out).
+    """`concat(parts, axis)`: `Concat.apply(*parts, axis)`, the axis last.
 
     `torchlight.ops.cat` checks the shapes for the user. The backward slices
     the gradient back into the parts along `axis`.
@@ -1046,19 +1039,19 @@ class Concat(Function):
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
-        parts, axis = _split_axis(inputs)
-        axis = 0 if axis is None else axis % parts[0].ndim
-        ctx.save_for_backward(axis, tuple(p.shape[axis] for p in parts), len(inputs) - len(parts))
+        *parts, axis = inputs
+        axis %= parts[0].ndim
+        ctx.save_for_backward(axis, tuple(p.shape[axis] for p in parts))
         return parts[0].backend.xp.concat([p.data for p in parts], axis=axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        axis, sizes, extra = ctx.saved_tensors
+        axis, sizes = ctx.saved_tensors
         grads, start = [], 0
         for n, need in zip(sizes, ctx.needs_input_grad):
             grads.append(Gather.apply(g, (slice(None),) * axis + (slice(start, start + n),)) if need else None)
             start += n
-        return (*grads, *(None,) * extra)
+        return (*grads, None)
 
 
 class Clamp(Function):
@@ -1107,8 +1100,8 @@ class Clamp(Function):
 
 # ------------------------------------- functional transforms (torchlight.func)
 class Stack(Function):
-    """`stack(parts, axis)` of same-shaped tensors: `Stack.apply(*parts, axis)`
-    (axis 0 when left out), differentiable in each part.
+    """`stack(parts, axis)` of same-shaped tensors: `Stack.apply(*parts, axis)`,
+    the axis last; differentiable in each part.
 
     What `torchlight.ops.stack` calls (it checks the shapes for the user),
     and how `torchlight.func.jacobian` assembles its rows when they carry
@@ -1118,18 +1111,17 @@ class Stack(Function):
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
-        parts, axis = _split_axis(inputs)
-        axis = 0 if axis is None else axis % (parts[0].ndim + 1)
-        ctx.save_for_backward(axis, len(inputs) - len(parts))
+        *parts, axis = inputs
+        axis %= parts[0].ndim + 1
+        ctx.save_for_backward(axis)
         return parts[0].backend.xp.stack([p.data for p in parts], axis=axis)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
-        axis, extra = ctx.saved_tensors
+        (axis,) = ctx.saved_tensors
         lead = (slice(None),) * axis
-        grads = [Gather.apply(g, lead + (i,)) if need else None
-                 for i, need in enumerate(ctx.needs_input_grad[:len(ctx.needs_input_grad) - extra])]
-        return (*grads, *(None,) * extra)
+        grads = [Gather.apply(g, lead + (i,)) if need else None for i, need in enumerate(ctx.needs_input_grad[:-1])]
+        return (*grads, None)
 
 
 # ------------------------------------------ elementwise math and statistics
