@@ -957,7 +957,7 @@ class Unfold(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Any, kernel: tuple[int, int], stride: tuple[int, int], window_axis: int,
-                dilation: tuple[int, int] = (1, 1)) -> Any:
+                dilation: tuple[int, int]) -> Any:
         out = tuple(window_count(n, k, s, d) for n, k, s, d in zip(a.shape[-2:], kernel, stride, dilation))
         ctx.save_for_backward(a.shape, kernel, stride, window_axis, dilation)
         patches = [a.data[..., rows, cols] for rows, cols in _window_slices(kernel, stride, out, dilation)]
@@ -966,8 +966,7 @@ class Unfold(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         shape, kernel, stride, window_axis, dilation = ctx.saved_tensors
-        grads = (Fold.apply(g, shape, kernel, stride, window_axis, dilation), None, None, None)
-        return grads + (None,) * (len(ctx.needs_input_grad) - len(grads))  # dilation given or not
+        return Fold.apply(g, shape, kernel, stride, window_axis, dilation), None, None, None, None
 
 
 def _dilate(xp: Any, data: Any, axis: int, step: int) -> Any:
@@ -993,7 +992,7 @@ class Fold(Function):
 
     @staticmethod
     def forward(ctx: Context, g: Any, shape: tuple[int, ...], kernel: tuple[int, int],
-                stride: tuple[int, int], window_axis: int, dilation: tuple[int, int] = (1, 1)) -> Any:
+                stride: tuple[int, int], window_axis: int, dilation: tuple[int, int]) -> Any:
         xp = g.backend.xp
         ctx.save_for_backward(kernel, stride, window_axis, dilation)
         spatial = g.ndim - 2 if window_axis == 0 else g.ndim - 3  # the axis of Ho in g
@@ -1016,8 +1015,7 @@ class Fold(Function):
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
         kernel, stride, window_axis, dilation = ctx.saved_tensors
-        grads = (Unfold.apply(h, kernel, stride, window_axis, dilation), None, None, None, None)
-        return grads + (None,) * (len(ctx.needs_input_grad) - len(grads))  # dilation given or not
+        return Unfold.apply(h, kernel, stride, window_axis, dilation), None, None, None, None, None
 
 
 # -------------------------------------- array ops (torchlight.ops, Tensor methods)
