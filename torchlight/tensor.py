@@ -676,35 +676,25 @@ class Tensor:
 
     def maximum(self, other: Any) -> Tensor:
         """The elementwise maximum with `other`: `tl.maximum(self, other)`."""
-        from torchlight.ops import maximum
-
-        return maximum(self, other)
+        return _ops.maximum(self, other)
 
     def minimum(self, other: Any) -> Tensor:
         """The elementwise minimum with `other`: `tl.minimum(self, other)`."""
-        from torchlight.ops import minimum
-
-        return minimum(self, other)
+        return _ops.minimum(self, other)
 
     def atan2(self, other: Any) -> Tensor:
         """The angle of the point (other, self): `tl.atan2(self, other)`; `arctan2` is the same method."""
-        from torchlight.ops import atan2
-
-        return atan2(self, other)
+        return _ops.atan2(self, other)
 
     arctan2 = atan2
 
     def logaddexp(self, other: Any) -> Tensor:
         """log(exp(self) + exp(other)) without overflow: `tl.logaddexp(self, other)`."""
-        from torchlight.ops import logaddexp
-
-        return logaddexp(self, other)
+        return _ops.logaddexp(self, other)
 
     def where(self, condition: Any, other: Any) -> Tensor:
         """This tensor where `condition` holds, else `other`: `tl.where(condition, self, other)`."""
-        from torchlight.ops import where
-
-        return where(condition, self, other)
+        return _ops.where(condition, self, other)
 
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         return F.Sum.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
@@ -930,3 +920,5 @@ _power = _operator(F.Pow)
 _function.Tensor = Tensor
 _function.check_same_backend = check_same_backend
 _function.sum_to = F.sum_to
+
+from torchlight import ops as _ops  # noqa: E402  (the free functions some methods share; ops needs Tensor)
