@@ -56,8 +56,7 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
         raise TypeError(f"where: the condition must be boolean, not {cond.dtype} (compare first, e.g. x > 0)")
     a, b = _operands(input, other, cond)
     for t in (a, b):
-        if t.backend is not cond.backend or cond.backend.multi_device:
-            check_same_backend("where", cond, t)
+        _check_backend("where", cond, t)
     try:
         F.broadcast_shapes("where", cond.shape, F.broadcast_shapes("where", a.shape, b.shape))
     except ValueError:
