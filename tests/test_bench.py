@@ -124,5 +124,6 @@ def test_the_profile_walks_w3_node_by_node_and_counts_w5_objects() -> None:
     assert 0 < sum(s for _, s in result["nodes"]) <= result["total"]
     assert result["backward_peak_mb"] > 0
     counts = w5_gc(length=2000, repeat=1)
-    # a Context, a History and its inputs tuple per node; the needs_input_grad tuple is shared
-    assert 2.9 < counts["tracked objects per node"] < 3.1
+    # a History and its inputs tuple per node: Add's backward reads nothing of its
+    # context, so every Add shares one (as they share the needs_input_grad tuple)
+    assert 1.9 < counts["tracked objects per node"] < 2.1

@@ -135,6 +135,38 @@ def test_saved_tensors_are_released_after_backward(backend, device):
     assert x.grad.tolist() == [2.0, 4.0]
 
 
+def test_a_node_that_saved_nothing_runs_again_as_in_pytorch(backend, device):
+    """Add, Sub, Neg and Clone share one context per pattern: nothing to free, so no error the second time."""
+    x = leaf([1.0, 2.0], backend, device)
+    y = -(x + x) - x
+    assert y.history.ctx is (x - x).history.ctx  # shared, and never released
+    y.sum().backward()
+    y.sum().backward()
+    assert x.grad.tolist() == [-6.0, -6.0]
+    z = (x + x) * x  # a node that saved its inputs still refuses a second walk
+    z.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        z.sum().backward()
+
+
+def test_a_users_function_keeps_its_own_context(backend, device):
+    class Twice(Function):  # its backward reads nothing of ctx, yet what forward saves is kept
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            ctx.note = "mine"
+            return a.data * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    x = leaf([1.0], backend, device)
+    ctx = Twice.apply(x).history.ctx
+    assert ctx.saved_values[0] is x and ctx.note == "mine"
+    assert Twice.apply(x).history.ctx is not ctx
+
+
 def test_retain_graph_keeps_saved_tensors_and_gradients_accumulate(backend, device):
     x = leaf([1.0, 2.0], backend, device)
     y = (x * x).sum()

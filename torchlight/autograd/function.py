@@ -26,6 +26,8 @@ from typing import Any
 
 from torchlight import grad_mode
 
+_state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
+
 RELEASED = (
     "Trying to backward through the graph a second time (or to read saved tensors after they "
     "were released): the saved tensors of {op} were freed by the first backward(). "
@@ -37,7 +39,7 @@ RELEASED = (
 # that pattern: each surviving object of a graph costs the garbage collector
 # a visit per collection (W5's 100,000-add forward: 0.47 s with a tuple per
 # op, 0.42 s shared).
-_NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {}
+_NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {n: n for n in ((True,), (True, True), (True, False), (False, True))}
 
 # Bound by `torchlight.tensor` when it loads: the modules need each other.
 Tensor: Any = None
@@ -99,7 +101,9 @@ class Context:
         return out
 
     def release(self) -> None:
-        """Drop the saved values (after a backward without retain_graph)."""
+        """Drop the saved values (after a backward without retain_graph); a no_grad context has none."""
+        if self.no_grad:
+            return
         self.saved_values = ()
         self._output_data = None
         self.released = True
@@ -178,12 +182,11 @@ class History:
             if type(g) is not Tensor:
                 g = Tensor._wrap(g, inp.backend)
             data = g.data
-            shape = inp.shape
-            if data.shape != shape:
-                g = sum_to(g, shape, fn.__name__)
-            dtype = inp.dtype
-            if data.dtype != dtype:
-                g = g.astype(dtype)
+            ref = inp if type(inp) is History else inp.data  # a leaf's array: no property call per edge
+            if data.shape != ref.shape:
+                g = sum_to(g, tuple(ref.shape), fn.__name__)
+            if data.dtype != ref.dtype:
+                g = g.astype(ref.dtype)
             pairs.append((inp, g))
         return pairs
 
@@ -211,9 +214,16 @@ class Function:
 
     saves_output: bool | None = None
     _keeps_output = False  # `saves_output` resolved, per class, by __init_subclass__
+    # True on a built-in op whose backward reads nothing of its context but
+    # `needs_input_grad` (Add's `return g, g`): every such op of a graph shares
+    # one context per pattern, one object fewer per node (a user's Function
+    # always gets its own, which keeps what its forward saves).
+    _shares_context = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # never inherited: a subclass's backward may read its context
+        cls._shares_context = cls.__dict__.get("_shares_context", False)
         keeps = cls.saves_output
         if keeps is None:
             code = getattr(cls.backward, "__code__", None)
@@ -230,50 +240,101 @@ class Function:
 
     @classmethod
     def apply(cls, *inputs: Any) -> Any:
-        """Run forward; record a History when an input needs a gradient."""
-        first = None
-        record = False
-        for a in inputs:
-            if isinstance(a, Tensor):
-                if first is None:
-                    first = a
-                elif a.backend is not first.backend or first.backend.multi_device:
-                    check_same_backend(cls.__name__, first, a)
-                if a.requires_grad:
-                    record = True
-        if first is None:
-            raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
-        state = grad_mode._state
-        if not record or not state.enabled:
-            ctx = state.quiet_context  # this thread's reusable no_grad context: it stores nothing
-            if ctx is None or ctx.__dict__:  # (a fresh one if a forward set attributes on it)
-                ctx = state.quiet_context = Context(True)
-            return Tensor._wrap(cls.forward(ctx, *inputs), first.backend)
-        ctx = Context()
-        needs, edges, parents = [], [], []  # one pass: who wants a gradient, what the graph records
-        for a in inputs:
-            if isinstance(a, Tensor) and a.requires_grad:
+        """Run forward; record a History when an input needs a gradient.
+
+        One or two Tensors of one single-device backend (the usual op) take
+        a short path here; anything else is sorted out by `_apply`.
+        """
+        if 0 < len(inputs) <= 2:
+            a, b = inputs[0], inputs[-1]
+            if (isinstance(a, Tensor) and isinstance(b, Tensor) and a.backend is b.backend
+                    and not a.backend.multi_device):
+                if not (_state.enabled and (a.requires_grad or b.requires_grad)):
+                    return Tensor._wrap(cls.forward(_quiet_context(), *inputs), a.backend)
+                edge_a = a if a.history is None else a.history
+                if len(inputs) == 1:
+                    edges = (edge_a,)
+                    return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a.backend)
+                edges = (edge_a, b if b.history is None else b.history)
+                if a.requires_grad and b.requires_grad:
+                    return _record(cls, inputs, _NEEDS[(True, True)], edges, edges, a.backend)
+                needs = _NEEDS[(a.requires_grad, b.requires_grad)]
+                return _record(cls, inputs, needs, edges, edges[:1] if needs[0] else edges[1:], a.backend)
+        return _apply(cls, inputs)
+
+
+def _quiet_context() -> Context:
+    """This thread's reusable no_grad context: it stores nothing, so one serves every op."""
+    ctx = _state.quiet_context
+    if ctx is None or ctx.__dict__:  # (a fresh one if a forward set attributes on it)
+        ctx = _state.quiet_context = Context(True)
+    return ctx
+
+
+def _apply(cls: type[Function], inputs: tuple) -> Any:
+    """`Function.apply` for any inputs: checks their backends, records or runs quietly."""
+    first = None
+    needs, edges, parents = [], [], []  # one pass: who wants a gradient, what the graph records
+    for a in inputs:
+        if isinstance(a, Tensor):
+            if first is None:
+                first = a
+            elif a.backend is not first.backend or first.backend.multi_device:
+                check_same_backend(cls.__name__, first, a)
+            if a.requires_grad:
                 needs.append(True)
                 if a.history is not None:
                     a = a.history
                 parents.append(a)
-            else:
-                needs.append(False)
-            edges.append(a)
-        needs = tuple(needs)
-        ctx.needs_input_grad = _NEEDS.setdefault(needs, needs)  # shared: a big graph keeps no tuple per op
-        state.enabled = False
-        try:
-            out = cls.forward(ctx, *inputs)
-        finally:
-            state.enabled = True
-        result = Tensor._wrap(out, first.backend)
-        data = result.data
-        result.requires_grad = True
-        edges = tuple(edges)
-        parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
-        history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, result.backend)
-        if cls._keeps_output:
-            ctx._output_data = data
-            ctx._history_ref = weakref.ref(history)
-        return result
+                edges.append(a)
+                continue
+        needs.append(False)
+        edges.append(a)
+    if first is None:
+        raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
+    if not parents or not _state.enabled:
+        return Tensor._wrap(cls.forward(_quiet_context(), *inputs), first.backend)
+    needs = tuple(needs)
+    edges = tuple(edges)
+    parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
+    return _record(cls, inputs, _NEEDS.setdefault(needs, needs), edges, parents, first.backend)
+
+
+def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, backend: Any) -> Any:
+    """Run `cls.forward` with grad mode off and give its result a History.
+
+    `needs` is the shared tuple of which inputs want a gradient (a big graph
+    keeps no tuple per op), `edges` the inputs as the graph records them (a
+    non-leaf as its History), `parents` the edges that want a gradient.
+    """
+    if cls._shares_context:
+        ctx = _SHARED.get(needs) or _shared_context(needs)
+    else:
+        ctx = Context()
+        ctx.needs_input_grad = needs
+    state = _state
+    state.enabled = False
+    try:
+        out = cls.forward(ctx, *inputs)
+    finally:
+        state.enabled = True
+    result = Tensor._wrap(out, backend)
+    data = result.data
+    result.requires_grad = True
+    history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
+    if cls._keeps_output:
+        ctx._output_data = data
+        ctx._history_ref = weakref.ref(history)
+    return result
+
+
+# The contexts of ops whose backward reads nothing from them, one per pattern
+# of `needs_input_grad`. No_grad: they save nothing, and a backward never
+# releases them (as PyTorch, a node that saved nothing can be run again).
+_SHARED: dict[tuple[bool, ...], Context] = {}
+
+
+def _shared_context(needs: tuple[bool, ...]) -> Context:
+    ctx = Context(True)
+    ctx.needs_input_grad = needs
+    return _SHARED.setdefault(needs, ctx)

@@ -124,6 +124,7 @@ def _const(like: Any, array: Any) -> Any:
 
 # ------------------------------------------------------------- arithmetic
 class Add(Function):
+    _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.add)  # the array op; the Tensor operator calls it directly when nothing records
 
     @staticmethod
@@ -136,6 +137,7 @@ class Add(Function):
 
 
 class Sub(Function):
+    _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.sub)
 
     @staticmethod
@@ -178,6 +180,8 @@ class Div(Function):
 
 
 class Neg(Function):
+    _shares_context = True  # its backward reads no saved value
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         return -a.data
@@ -717,6 +721,8 @@ class GatherBack(Function):
 
 # ---------------------------------------------------------- copies, moves
 class Clone(Function):
+    _shares_context = True  # its backward reads no saved value
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         return a.backend.copy(a.data)
