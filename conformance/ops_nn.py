@@ -93,9 +93,10 @@ def ref_cross_entropy(x: np.ndarray, *tensors: np.ndarray, target: np.ndarray | 
     return ref_reduce(-(w * smoothed * logp).sum(axis=axis), reduction)
 
 
-def ref_pad(x: np.ndarray, padding: tuple[int, int], value: float) -> np.ndarray:
-    ph, pw = padding
-    out = np.full(x.shape[:-2] + (x.shape[-2] + 2 * ph, x.shape[-1] + 2 * pw), value)
+def ref_pad(x: np.ndarray, padding: tuple[int, int], value: float, extra: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """`padding` on every side of the last two axes, and `extra` more after them (bottom, right)."""
+    (ph, pw), (eh, ew) = padding, extra
+    out = np.full(x.shape[:-2] + (x.shape[-2] + 2 * ph + eh, x.shape[-1] + 2 * pw + ew), value)
     out[..., ph:ph + x.shape[-2], pw:pw + x.shape[-1]] = x
     return out
 
@@ -120,8 +121,18 @@ def _pair(v: Any) -> tuple[int, int]:
 
 def ref_conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: Any = 1,
                padding: Any = 0, dilation: Any = 1, groups: int = 1) -> np.ndarray:
-    """Each group of input channels convolved with its own slice of the output channels."""
-    windows = ref_windows(ref_pad(x, _pair(padding), 0.0), w.shape[-2:], _pair(stride), _pair(dilation))
+    """Each group of input channels convolved with its own slice of the output channels.
+
+    padding="same": the output keeps the input's size, so the padding in all
+    is the kernel's dilated span less one, the odd one after (PyTorch's choice).
+    """
+    extra = (0, 0)
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        spans = [d * (k - 1) for k, d in zip(w.shape[-2:], _pair(dilation))]
+        padding, extra = tuple(t // 2 for t in spans), tuple(t % 2 for t in spans)
+    windows = ref_windows(ref_pad(x, _pair(padding), 0.0, extra), w.shape[-2:], _pair(stride), _pair(dilation))
     cin, cout = x.shape[1] // groups, w.shape[0] // groups
     out = np.concatenate([np.einsum("ncrsij,ocij->nors", windows[:, g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout])
                           for g in range(groups)], axis=1)
@@ -291,7 +302,13 @@ add("conv2d", nnF.conv2d, ref_conv2d,
      Case("groups_wrong_weight", ((1, 4, 4, 4), (2, 1, 3, 3)), kwargs={"groups": 2}, raises=ValueError,
           match="expects 1 per group x 2 groups = 2"),
      Case("dilated_too_large", ((1, 1, 4, 4), (1, 1, 3, 3)), kwargs={"dilation": 2}, raises=ValueError,
-          match="spans (5, 5)) is larger than the padded input")),
+          match="spans (5, 5)) is larger than the padded input"),
+     Case("same_even_kernel", ((2, 2, 5, 6), (3, 2, 2, 4), (3,)), kwargs={"padding": "same"},
+          note="the odd padding goes after, as PyTorch: the output is 5 x 6"),
+     Case("same_dilated", ((1, 2, 7, 6), (2, 1, 3, 2)), kwargs={"padding": "same", "dilation": (2, 3), "groups": 2}),
+     Case("valid", ((1, 2, 5, 5), (2, 2, 3, 3), (2,)), kwargs={"padding": "valid", "stride": 2}),
+     Case("same_strided", ((1, 1, 5, 5), (1, 1, 3, 3)), kwargs={"padding": "same", "stride": 2},
+          raises=ValueError, match="padding='same' needs stride 1")),
     ("Pad", "Unfold", "Linear", "MatMul"))
 add("max_pool2d", nnF.max_pool2d, lambda x, **k: ref_pool(x, **k, reduce=np.max, fill=-np.inf),
     (Case("2x2", ((2, 2, 4, 4),), kwargs={"kernel_size": 2}),

@@ -256,3 +256,29 @@ def test_conv_and_pool_modules_take_dilation_and_groups(backend):
     np.testing.assert_array_equal(pool(x).numpy(), F.max_pool2d(x, 2, 1, 0, 2).numpy())
     with pytest.raises(ValueError, match="Conv2d: groups=4 must divide both in_channels=6 and out_channels=8"):
         nn.Conv2d(6, 8, 3, groups=4)
+
+
+def test_conv2d_same_padding_keeps_the_size_and_pads_the_odd_one_after(backend):
+    """padding="same" on an even kernel: the extra row and column of zeros go at the bottom and right (PyTorch)."""
+    x = floats(backend, np.arange(16.0).reshape(1, 1, 4, 4))
+    w = floats(backend, np.array([[[[1.0, 0.0], [0.0, 0.0]]]]))  # picks each window's top-left tap
+    np.testing.assert_array_equal(F.conv2d(x, w, padding="same").numpy(), x.numpy())  # no shift: nothing before
+    w = floats(backend, np.array([[[[0.0, 0.0], [0.0, 1.0]]]]))  # the bottom-right tap: shifted by one, zeros after
+    expected = np.zeros((1, 1, 4, 4))
+    expected[..., :3, :3] = np.arange(16.0).reshape(4, 4)[1:, 1:]
+    np.testing.assert_array_equal(F.conv2d(x, w, padding="same").numpy(), expected)
+    assert F.conv2d(x, floats(backend, np.ones((2, 1, 3, 3))), padding="valid").shape == (1, 2, 2, 2)
+
+
+def test_conv2d_module_takes_same_and_valid_and_refuses_same_with_a_stride(backend):
+    tl.manual_seed(0)
+    conv = nn.Conv2d(2, 3, (2, 3), padding="same", dilation=(2, 1)).to(backend=backend)
+    assert repr(conv) == "Conv2d(2, 3, kernel_size=(2, 3), stride=(1, 1), padding=same, dilation=(2, 1))"
+    x = floats(backend, np.random.default_rng(1).standard_normal((2, 2, 5, 6)))
+    assert conv(x).shape == (2, 3, 5, 6)
+    np.testing.assert_array_equal(conv(x).numpy(), F.conv2d(x, conv.weight, conv.bias, 1, "same", (2, 1)).numpy())
+    assert nn.Conv2d(2, 3, 3, stride=2, padding="valid").to(backend=backend)(x).shape == (2, 3, 2, 2)
+    with pytest.raises(ValueError, match=r"Conv2d: padding='same' needs stride 1 \(as in PyTorch\), not stride="):
+        nn.Conv2d(2, 3, 3, stride=(2, 1), padding="same")
+    with pytest.raises(ValueError, match="padding must be 'valid', 'same', an int >= 0"):
+        nn.Conv2d(2, 3, 3, padding="full")

@@ -28,11 +28,12 @@ class Conv2d(Module):
 
     Initialised as PyTorch: kaiming_uniform_(a=sqrt(5)) for the weight and
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias, fan_in = in_channels / groups * kh * kw.
-    `groups` must divide both channel counts (ValueError here, not at the first call).
+    `groups` must divide both channel counts, and `padding="same"` needs
+    stride 1 (ValueError here, not at the first call).
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
-                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  backend: Any = None, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
@@ -45,9 +46,10 @@ class Conv2d(Module):
         self.out_channels = out_channels
         self.kernel_size = _pair(kernel_size)
         self.stride = _pair(stride)
-        self.padding = _pair(padding)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)  # "same" and "valid" stay words
         self.dilation = _pair(dilation)
         self.groups = groups
+        F.conv_pads(self.padding, self.kernel_size, self.stride, self.dilation, "Conv2d")  # a bad padding fails here
         weight_shape = (out_channels, in_channels // groups) + self.kernel_size
         add_weight_and_bias(self, weight_shape, bias, backend, device, dtype)
         self.reset_parameters()
@@ -61,7 +63,7 @@ class Conv2d(Module):
     def extra_repr(self) -> str:
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0, 0):
-            text += f", padding={self.padding}"
+            text += f", padding={self.padding}"  # (a word unquoted, as PyTorch: padding=same)
         if self.dilation != (1, 1):
             text += f", dilation={self.dilation}"
         if self.groups != 1:

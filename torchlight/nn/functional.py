@@ -462,7 +462,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
-           padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+           padding: int | Sequence[int] | str = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
     """2-d cross-correlation (what deep learning calls convolution), with PyTorch's arguments.
 
     `x` is (N, C, H, W) (or (C, H, W)), `weight` (O, C / groups, kh, kw),
@@ -473,6 +473,9 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     groups, each convolved with its own O / groups filters: one batched
     matmul over the groups (groups == C is a depthwise convolution).
     Output: (N, O, Ho, Wo), Ho = (H + 2 ph - dh (kh - 1) - 1) // sh + 1.
+    `padding="valid"` is no padding; `padding="same"` (stride 1 only) pads
+    dh (kh - 1) in all, half before and the odd one after, as PyTorch, so
+    that the output has the input's height and width.
 
     Example:
         >>> import torchlight as tl
@@ -483,7 +486,6 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     op = "conv2d"
     _check_float(x, op)
     stride = _pair(stride, "stride", op, 1)
-    padding = _pair(padding, "padding", op, 0)
     dilation = _pair(dilation, "dilation", op, 1)
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ValueError(f"{op}: groups must be an int >= 1, not {groups!r}")
@@ -496,8 +498,9 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     _check_conv_shapes(x, weight, bias, groups)
     n, channels = x.shape[:2]
     out_channels, _, kh, kw = weight.shape
-    ho, wo = _conv_out(x, weight, stride, padding, dilation)
-    patches = fn.Unfold.apply(_pad2d(x, padding, 0.0), (kh, kw), stride, -1, dilation)  # (N, C, Ho, Wo, kh*kw)
+    pads = conv_pads(padding, (kh, kw), stride, dilation, op)
+    ho, wo = _conv_out(x, weight, stride, pads, dilation)
+    patches = fn.Unfold.apply(_pad2d(x, pads, 0.0), (kh, kw), stride, -1, dilation)  # (N, C, Ho, Wo, kh*kw)
     if groups == 1:
         columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
         out = fn.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
@@ -524,15 +527,36 @@ def _check_conv_shapes(x: Tensor, weight: Tensor, bias: Tensor | None, groups: i
         raise ValueError(f"conv2d: the bias must have shape ({out_channels},), not {bias.shape}")
 
 
-def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], padding: tuple[int, int],
+def conv_pads(padding: int | Sequence[int] | str, kernel: tuple[int, int], stride: tuple[int, int],
+              dilation: tuple[int, int], op: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((top, bottom), (left, right)): `padding` as a number, a pair, "valid" or "same".
+
+    "same" pads dilation * (k - 1) per axis, the odd one at the end (as
+    PyTorch), and needs stride 1: a strided output cannot keep the size.
+    """
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0), (0, 0)
+        if padding != "same":
+            raise ValueError(f"{op}: padding must be 'valid', 'same', an int >= 0 or a pair of them, "
+                             f"not {padding!r}")
+        if stride != (1, 1):
+            raise ValueError(f"{op}: padding='same' needs stride 1 (as in PyTorch), not stride={stride}")
+        totals = (d * (k - 1) for k, d in zip(kernel, dilation))
+        return tuple((t // 2, t - t // 2) for t in totals)
+    ph, pw = _pair(padding, "padding", op, 0)
+    return (ph, ph), (pw, pw)
+
+
+def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], pads: tuple[tuple[int, int], tuple[int, int]],
               dilation: tuple[int, int]) -> tuple[int, int]:
     sizes = []
-    for size, k, s, p, d in zip(x.shape[-2:], weight.shape[-2:], stride, padding, dilation):
-        if size + 2 * p < d * (k - 1) + 1:
+    for size, k, s, (before, after), d in zip(x.shape[-2:], weight.shape[-2:], stride, pads, dilation):
+        if size + before + after < d * (k - 1) + 1:
             span = "" if dilation == (1, 1) else f" (dilated by {dilation}: spans {_span(weight.shape[-2:], dilation)})"
             raise ValueError(f"conv2d: the kernel {tuple(weight.shape[-2:])}{span} is larger than the padded input "
-                             f"{tuple(n + 2 * q for n, q in zip(x.shape[-2:], padding))}")
-        sizes.append(fn.window_count(size + 2 * p, k, s, d))
+                             f"{tuple(n + b + a for n, (b, a) in zip(x.shape[-2:], pads))}")
+        sizes.append(fn.window_count(size + before + after, k, s, d))
     return tuple(sizes)
 
 
@@ -541,10 +565,11 @@ def _span(kernel: Sequence[int], dilation: tuple[int, int]) -> tuple[int, int]:
     return tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
 
 
-def _pad2d(x: Tensor, padding: tuple[int, int], value: float) -> Tensor:
-    if padding == (0, 0):
+def _pad2d(x: Tensor, pads: tuple[tuple[int, int], tuple[int, int]], value: float) -> Tensor:
+    """`x` padded with `value` by ((top, bottom), (left, right))."""
+    if pads == ((0, 0), (0, 0)):
         return x
-    return fn.Pad.apply(x, ((padding[0], padding[0]), (padding[1], padding[1])), value)
+    return fn.Pad.apply(x, pads, value)
 
 
 def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str,
@@ -563,7 +588,7 @@ def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value:
     if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, span)):
         dilated = "" if dilation == (1, 1) else f" (dilated by {dilation}: spans {span})"
         raise ValueError(f"{op}: the kernel {kernel}{dilated} is larger than the padded input of shape {x.shape}")
-    return fn.Unfold.apply(_pad2d(x, padding, value), kernel, stride, 0, dilation)
+    return fn.Unfold.apply(_pad2d(x, tuple((p, p) for p in padding), value), kernel, stride, 0, dilation)
 
 
 def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
