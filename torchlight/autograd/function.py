@@ -335,6 +335,7 @@ _SHARED: dict[tuple[bool, ...], Context] = {}
 
 
 def _shared_context(needs: tuple[bool, ...]) -> Context:
+    """The shared context of pattern `needs`, made on first use."""
     ctx = Context(True)
     ctx.needs_input_grad = needs
     return _SHARED.setdefault(needs, ctx)
