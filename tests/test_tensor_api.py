@@ -20,6 +20,32 @@ def test_tensor_from_numbers_lists_and_tuples(backend, device):
     assert tl.tensor([1, 2], backend=backend, device=device).dtype == backend.xp.int64
 
 
+def test_tensor_of_a_list_of_tensors_stacks_them(backend, device):
+    """As torch.tensor([t0, t1]): the parts' dtype is kept and, with no backend asked, theirs is used."""
+    a, b = (tl.tensor(v, backend=backend, device=device) for v in (1.0, 2.0))
+    row = tl.tensor([0.5, 1.5], backend=backend, device=device, dtype="float32")
+    t = tl.tensor([a, b])
+    assert t.backend is backend and t.device == device and t.tolist() == [1.0, 2.0] and t.dtype == a.dtype
+    pair = tl.tensor((row, row))
+    assert pair.shape == (2, 2) and pair.dtype == backend.xp.float32
+    assert tl.tensor([[a, b], [b, a]]).tolist() == [[1.0, 2.0], [2.0, 1.0]]
+    assert tl.tensor([a, 3.0]).tolist() == [1.0, 3.0]  # mixed with numbers: the tensor's value
+    assert tl.tensor([a, b], backend="numpy", dtype="float32").dtype == np.float32
+    with pytest.raises(RuntimeError, match="tl.stack for a list of tensors"):
+        tl.tensor([a, tl.tensor(2.0, requires_grad=True, backend=backend, device=device)])
+
+
+@pytest.mark.parametrize("name", ["torch", "jax", "dask"])
+def test_tensor_of_a_list_of_tensors_on_libraries_that_cannot_read_one(name):
+    """torch.asarray cannot take a list of its own 1-d tensors (nor a 0-d one through len()): stacked instead."""
+    pytest.importorskip(name)
+    be = tl.backends.get(name)
+    row = tl.tensor([0.5, 1.5], backend=be)
+    for made in (tl.tensor([row, row]), tl.tensor([row, row], backend=name)):
+        assert made.backend is be and made.tolist() == [[0.5, 1.5], [0.5, 1.5]]
+    assert tl.tensor([row[0], row[1]], backend=name).tolist() == [0.5, 1.5]
+
+
 def test_the_default_backend_is_numpy():
     assert tl.get_default_backend() == "numpy"
     t = tl.tensor([1.0])

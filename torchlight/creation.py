@@ -18,7 +18,7 @@ from typing import Any
 
 from torchlight import backends
 from torchlight.backends.transfer import move
-from torchlight.tensor import Tensor
+from torchlight.tensor import LEAVES_GRAPH, Tensor
 
 
 def _is_array(data: Any) -> bool:
@@ -36,6 +36,10 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     """
     if isinstance(data, Tensor):
         data = data.data
+    elif isinstance(data, (list, tuple)) and _holds_tensor(data):
+        target = backends.get(backend if backend is not None else _first_tensor(data).backend)
+        data = _stacked(data, target, target.resolve_device(device))
+        backend = target
     if _is_array(data):
         source = backends.of(data)
         target = source if backend is None else backends.get(backend)
@@ -48,6 +52,41 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     target = backends.get(backend)
     array = target.asarray(data, dtype=dtype, device=device)
     return Tensor(array, target, requires_grad=requires_grad)
+
+
+def _holds_tensor(data: Any) -> bool:
+    return _first_tensor(data) is not None
+
+
+def _first_tensor(data: Any) -> Tensor | None:
+    """The first Tensor in a nested list/tuple, or None."""
+    for item in data:
+        found = item if isinstance(item, Tensor) else (
+            _first_tensor(item) if isinstance(item, (list, tuple)) else None)
+        if found is not None:
+            return found
+    return None
+
+
+def _stacked(data: Any, target: Any, device: Any) -> Any:
+    """A nested list/tuple holding Tensors, as what `target.asarray` can take.
+
+    A list of Tensors only (at any depth) is stacked into one array of
+    `target`, their dtype kept: array libraries cannot all read a list of
+    their own arrays (torch cannot, of 1-d ones). In a list that mixes them
+    with numbers, a Tensor becomes its Python value. A Tensor that requires
+    grad is refused: the result could not carry its gradient.
+    """
+    if isinstance(data, Tensor):
+        if data.requires_grad:
+            raise RuntimeError(LEAVES_GRAPH.format(what="tl.tensor([...]) of the values"))
+        return move(data.data, data.backend, target, device)
+    if not isinstance(data, (list, tuple)):
+        return data
+    items = [_stacked(item, target, device) for item in data]
+    if items and all(_is_array(item) for item in items):
+        return target.xp.stack(items)
+    return [target.to_numpy(item).tolist() if _is_array(item) else item for item in items]
 
 
 def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
