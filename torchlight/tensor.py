@@ -23,6 +23,7 @@ from torchlight import grad_mode
 from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import run_backward
+from torchlight.autograd.function import record_pair
 from torchlight.autograd.functions import broadcast_shapes
 from torchlight.backends import Backend, BackendError
 
@@ -83,13 +84,13 @@ def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor
 
     A number or an array on the other side is lifted to a Tensor of this
     backend first; a shape mismatch is a ValueError naming the op and both
-    shapes (a 0-d operand broadcasts with anything). When nothing is
-    recorded (no_grad, a backward without create_graph, constants) and
-    `fn` has an array `kernel`, the operator calls it directly: the same
-    result as `fn.apply`, without its bookkeeping (half the cost of a small
-    `g * y` in a backward).
+    shapes, raised in place of the library's own error (the shapes are
+    looked at only then: on the way through they cost a small op a tenth
+    of its time). When nothing is recorded (no_grad, a backward without
+    create_graph, constants) and `fn` has an array `kernel`, the operator
+    calls it directly: the same result as `fn.apply`, without its
+    bookkeeping (half the cost of a small `g * y` in a backward).
     """
-    name = fn.__name__
     kernel = getattr(fn, "kernel", None)
     state = grad_mode._state
 
@@ -97,16 +98,27 @@ def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor
         if type(other) is not Tensor:
             other = self._lift(other)
         a, b = (other, self) if reverse else (self, other)
-        shape_a, shape_b = a.data.shape, b.data.shape
-        if shape_a != shape_b and shape_a and shape_b:
-            broadcast_shapes(name, a.shape, b.shape)
-        if kernel is not None and not (state.enabled and (a.requires_grad or b.requires_grad)):
-            backend = a.backend
+        backend = a.backend
+        try:
             if b.backend is backend and not backend.multi_device:
-                return Tensor._wrap(kernel(a.data, b.data), backend)
-        return fn.apply(a, b)
+                if state.enabled and (a.requires_grad or b.requires_grad):
+                    return record_pair(fn, a, b)
+                if kernel is not None:
+                    return Tensor._wrap(kernel(a.data, b.data), backend)
+            return fn.apply(a, b)
+        except Exception:
+            _explain_shapes(fn.__name__, a, b)
+            raise
 
     return operator
+
+
+def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
+    """After an op of `a` and `b` failed: the ValueError naming `op` and both shapes, if they do not broadcast."""
+    try:
+        broadcast_shapes(op, a.shape, b.shape)
+    except ValueError as clear:
+        raise clear from None
 
 
 class Tensor:
@@ -453,9 +465,13 @@ class Tensor:
         On a one-device backend the device is left to the library's default
         (the only one), which spares a device lookup on every `x * 0.5`.
         """
+        backend = self.backend
+        if type(other) is float and other and not backend.multi_device:  # `x * 0.5`: one lookup when cached
+            tensor = _NUMBERS.get((backend, None, self.data.dtype, float, other, False))  # _number_tensor's key
+            if tensor is not None:
+                return tensor
         if isinstance(other, Tensor):
             return other
-        backend = self.backend
         device = self.device if backend.multi_device else None
         if isinstance(other, (bool, int, float)):
             dtype = self.data.dtype

@@ -251,16 +251,21 @@ class Function:
                     and not a.backend.multi_device):
                 if not (_state.enabled and (a.requires_grad or b.requires_grad)):
                     return Tensor._wrap(cls.forward(_quiet_context(), *inputs), a.backend)
-                edge_a = a if a.history is None else a.history
                 if len(inputs) == 1:
-                    edges = (edge_a,)
+                    edges = (a if a.history is None else a.history,)
                     return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a.backend)
-                edges = (edge_a, b if b.history is None else b.history)
-                if a.requires_grad and b.requires_grad:
-                    return _record(cls, inputs, _NEEDS[(True, True)], edges, edges, a.backend)
-                needs = _NEEDS[(a.requires_grad, b.requires_grad)]
-                return _record(cls, inputs, needs, edges, edges[:1] if needs[0] else edges[1:], a.backend)
+                return record_pair(cls, a, b)
         return _apply(cls, inputs)
+
+
+def record_pair(cls: type[Function], a: Any, b: Any) -> Any:
+    """`cls.apply(a, b)` for two Tensors of one single-device backend, one of them wanting a
+    gradient, with grad mode on: what `apply` and the Tensor operators record."""
+    edges = (a if a.history is None else a.history, b if b.history is None else b.history)
+    if a.requires_grad and b.requires_grad:
+        return _record(cls, (a, b), _NEEDS[(True, True)], edges, edges, a.backend)
+    needs = _NEEDS[(a.requires_grad, b.requires_grad)]
+    return _record(cls, (a, b), needs, edges, edges[:1] if needs[0] else edges[1:], a.backend)
 
 
 def _quiet_context() -> Context:
