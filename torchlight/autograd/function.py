@@ -245,15 +245,19 @@ class Function:
         One or two Tensors of one single-device backend (the usual op) take
         a short path here; anything else is sorted out by `_apply`.
         """
-        if 0 < len(inputs) <= 2:
-            a, b = inputs[0], inputs[-1]
+        if len(inputs) == 1:
+            a = inputs[0]
+            if isinstance(a, Tensor):  # (one tensor: no backends or devices to match)
+                if not (a.requires_grad and _state.enabled):
+                    return Tensor._wrap(cls.forward(_quiet_context(), a), a.backend)
+                edges = (a if a.history is None else a.history,)
+                return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a.backend)
+        elif len(inputs) == 2:
+            a, b = inputs
             if (isinstance(a, Tensor) and isinstance(b, Tensor) and a.backend is b.backend
                     and not a.backend.multi_device):
-                if not (_state.enabled and (a.requires_grad or b.requires_grad)):
-                    return Tensor._wrap(cls.forward(_quiet_context(), *inputs), a.backend)
-                if len(inputs) == 1:
-                    edges = (a if a.history is None else a.history,)
-                    return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a.backend)
+                if not ((a.requires_grad or b.requires_grad) and _state.enabled):
+                    return Tensor._wrap(cls.forward(_quiet_context(), a, b), a.backend)
                 return record_pair(cls, a, b)
         return _apply(cls, inputs)
 
