@@ -143,3 +143,20 @@ def test_an_operator_that_records_nothing_gives_what_its_function_gives(backend,
     with tl.no_grad():
         assert apply_op(leaf, leaf).history is None
     assert apply_op(leaf, leaf).history.last_fn is fn
+
+
+def test_a_float_constant_is_found_again_without_being_made(monkeypatch):
+    """`x * 0.5` looks 0.5 up with _number_tensor's own key: a repeat makes nothing, and values stay apart."""
+    import sys
+
+    tensor_module = sys.modules["torchlight.tensor"]  # (tl.tensor is the function)
+    x = tl.tensor([1.0, 2.0], dtype="float32")
+    first = x._lift(0.5)
+    made = []
+    real = tensor_module._number_tensor
+    monkeypatch.setattr(tensor_module, "_number_tensor", lambda *args: made.append(args) or real(*args))
+    assert x._lift(0.5) is first and made == []
+    assert (x * 0.5).tolist() == [0.5, 1.0] and made == []
+    assert x._lift(-0.0) is not x._lift(0.0)  # zeros go the long way: their sign is in the key
+    assert tl.tensor([1, 2])._lift(0.5).dtype == np.float64  # an integer tensor's float takes the default float
+    assert first.dtype == np.float32 and x._lift(0.25).item() == 0.25
