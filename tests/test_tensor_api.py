@@ -35,6 +35,20 @@ def test_tensor_of_a_list_of_tensors_stacks_them(backend, device):
         tl.tensor([a, tl.tensor(2.0, requires_grad=True, backend=backend, device=device)])
 
 
+def test_tensor_of_a_list_of_tensors_keeps_their_device_and_takes_foreign_arrays():
+    """array_api_strict has two devices and promotes no int with float: the parts are moved and cast first."""
+    b1 = tl.tensor([1.0, 2.0], backend="array_api_strict", device="device1")
+    cpu = tl.tensor([5.0, 6.0], backend="array_api_strict", device="CPU_DEVICE")
+    for made in (tl.tensor([b1, b1]), tl.tensor([b1, [3.0, 4.0]]), tl.tensor([b1[0], 3.0]), tl.tensor([b1, cpu])):
+        assert made.backend is b1.backend and made.device == b1.device
+    assert tl.tensor([b1, cpu], device="CPU_DEVICE").tolist() == [[1.0, 2.0], [5.0, 6.0]]
+    mixed = tl.tensor([np.array([3.0, 4.0]), b1])  # a NumPy array among them joins their backend
+    assert mixed.backend is b1.backend and mixed.tolist() == [[3.0, 4.0], [1.0, 2.0]]
+    ints = tl.tensor([1, 2], backend="array_api_strict")
+    made = tl.tensor([ints, cpu], dtype="float64")
+    assert made.tolist() == [[1.0, 2.0], [5.0, 6.0]] and made.dtype == made.backend.xp.float64
+
+
 @pytest.mark.parametrize("name", ["torch", "jax", "dask"])
 def test_tensor_of_a_list_of_tensors_on_libraries_that_cannot_read_one(name):
     """torch.asarray cannot take a list of its own 1-d tensors (nor a 0-d one through len()): stacked instead."""

@@ -32,14 +32,20 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     """A leaf Tensor from a number, a (nested) list/tuple or an existing array.
 
     An existing array is wrapped without a copy, its backend and device
-    inferred; asking for another backend, device or dtype makes a copy.
+    inferred; asking for another backend, device or dtype makes a copy. A
+    list holding tensors takes its backend and device from the first of
+    them, unless told otherwise (see `_stacked`).
     """
     if isinstance(data, Tensor):
         data = data.data
-    elif isinstance(data, (list, tuple)) and _holds_tensor(data):
-        target = backends.get(backend if backend is not None else _first_tensor(data).backend)
-        data = _stacked(data, target, target.resolve_device(device))
-        backend = target
+    elif isinstance(data, (list, tuple)):
+        first = _first_tensor(data)
+        if first is not None:
+            target = backends.get(backend) if backend is not None else first.backend
+            if device is None and target is first.backend:
+                device = first.device
+            data = _stacked(data, target, target.resolve_device(device), dtype)
+            backend = target
     if _is_array(data):
         source = backends.of(data)
         target = source if backend is None else backends.get(backend)
@@ -54,36 +60,45 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     return Tensor(array, target, requires_grad=requires_grad)
 
 
-def _holds_tensor(data: Any) -> bool:
-    return _first_tensor(data) is not None
+_PLAIN = frozenset((float, int, bool, complex))
 
 
-def _first_tensor(data: Any) -> Tensor | None:
-    """The first Tensor in a nested list/tuple, or None."""
+def _first_tensor(data: list | tuple) -> Tensor | None:
+    """The first Tensor in a nested list/tuple, or None (a list of plain numbers is passed over in C)."""
+    if _PLAIN.issuperset(map(type, data)):
+        return None
     for item in data:
-        found = item if isinstance(item, Tensor) else (
-            _first_tensor(item) if isinstance(item, (list, tuple)) else None)
-        if found is not None:
-            return found
+        if isinstance(item, Tensor):
+            return item
+        if isinstance(item, (list, tuple)):
+            found = _first_tensor(item)
+            if found is not None:
+                return found
     return None
 
 
-def _stacked(data: Any, target: Any, device: Any) -> Any:
+def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
     """A nested list/tuple holding Tensors, as what `target.asarray` can take.
 
-    A list of Tensors only (at any depth) is stacked into one array of
-    `target`, their dtype kept: array libraries cannot all read a list of
-    their own arrays (torch cannot, of 1-d ones). In a list that mixes them
-    with numbers, a Tensor becomes its Python value. A Tensor that requires
-    grad is refused: the result could not carry its gradient.
+    A list of Tensors and arrays only (at any depth) is stacked into one
+    array of `target` on `device`: array libraries cannot all read a list of
+    their own arrays (torch cannot, of 1-d ones). Each part is moved there
+    first, and cast to `dtype` when one is asked (array_api_strict does not
+    promote int and float parts); otherwise their dtypes meet by the
+    library's rules. In a list that mixes them with numbers, a part becomes
+    its Python value. A Tensor that requires grad is refused: the result
+    could not carry its gradient.
     """
     if isinstance(data, Tensor):
         if data.requires_grad:
             raise RuntimeError(LEAVES_GRAPH.format(what="tl.tensor([...]) of the values"))
-        return move(data.data, data.backend, target, device)
+        data = data.data
+    if _is_array(data):
+        array = move(data, backends.of(data), target, device)
+        return array if dtype is None else target.xp.astype(array, target.resolve_dtype(dtype))
     if not isinstance(data, (list, tuple)):
         return data
-    items = [_stacked(item, target, device) for item in data]
+    items = [_stacked(item, target, device, dtype) for item in data]
     if items and all(_is_array(item) for item in items):
         return target.xp.stack(items)
     return [target.to_numpy(item).tolist() if _is_array(item) else item for item in items]
