@@ -78,7 +78,7 @@ def _first_tensor(data: list | tuple) -> Tensor | None:
 
 
 def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
-    """A nested list/tuple holding Tensors, as what `target.asarray` can take.
+    """A nested list/tuple holding Tensors, as one array of `target` or as plain Python values.
 
     A list of Tensors and arrays only (at any depth) is stacked into one
     array of `target` on `device`: array libraries cannot all read a list of
@@ -86,8 +86,8 @@ def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
     first, and cast to `dtype` when one is asked (array_api_strict does not
     promote int and float parts); otherwise their dtypes meet by the
     library's rules. In a list that mixes them with numbers, a part becomes
-    its Python value. A Tensor that requires grad is refused: the result
-    could not carry its gradient.
+    its Python value (for the caller's `asarray`). A Tensor that requires
+    grad is refused: the result could not carry its gradient.
     """
     if isinstance(data, Tensor):
         if data.requires_grad:
