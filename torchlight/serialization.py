@@ -58,12 +58,13 @@ def _as_state(obj: Any) -> Mapping[str, Any]:
 def _host_array(name: Any, value: Any) -> np.ndarray:
     if not isinstance(name, str):
         raise TypeError(f"tl.save: checkpoint names must be strings, got {name!r}")
+    # np.asarray(order="C"), not np.ascontiguousarray: that one makes a 0-d array 1-d
     if isinstance(value, Tensor):
-        return np.ascontiguousarray(value.numpy())
+        return np.asarray(value.numpy(), order="C")
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         from torchlight import backends
 
-        return np.ascontiguousarray(backends.of(value).to_numpy(value))
+        return np.asarray(backends.of(value).to_numpy(value), order="C")
     raise TypeError(f"tl.save: entry {name!r} is a {type(value).__name__}, not a Tensor or an array")
 
 
