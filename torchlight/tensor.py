@@ -460,7 +460,9 @@ class Tensor:
 
     # ---------------------------------------------------------------- helpers
     def _lift(self, other: Any) -> Tensor:
-        """`other` as a Tensor of this backend; numbers take this tensor's dtype.
+        """`other` as a Tensor of this backend; numbers take this tensor's dtype
+        (NumPy 2's rule), except a float beside a non-float tensor (the default
+        float) and an int beside a boolean one (the default integer).
 
         On a one-device backend the device is left to the library's default
         (the only one), which spares a device lookup on every `x * 0.5`.
@@ -477,6 +479,8 @@ class Tensor:
             dtype = self.data.dtype
             if isinstance(other, float) and not backend.is_floating(dtype):
                 dtype = backend.default_float(device)
+            elif type(other) is int and backend.xp.isdtype(dtype, "bool"):
+                dtype = None  # the default integer (NumPy 2): `mask + 2` is not `mask + True`
             return _number_tensor(backend, other, dtype, device)
         return Tensor._wrap(backend.asarray(other, device=device), backend)
 
