@@ -34,3 +34,59 @@ def test_a_0d_tensor_stays_0d_through_save_and_load(backend, tmp_path):
     fresh.scale = nn.Parameter(tl.tensor(0.0))
     fresh.load_state_dict(tl.load(path))
     assert fresh.scale.shape == () and fresh.scale.item() == 2.5 and fresh.steps.item() == 7
+
+
+# ----------------------------------------------------------------- Module
+class Tied(nn.Module):
+    """An encoder whose Linear is also registered as the decoder (weight tying by module)."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(2, 3)
+        self.act = nn.ReLU()
+        self.decoder = self.encoder
+        self.head = nn.Linear(3, 1)
+
+
+def test_reassigning_a_parameter_module_or_buffer_keeps_its_place():
+    model = nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1), nn.Linear(1, 1))
+    model[0].weight = nn.Parameter(tl.ones(3, 2))  # re-initialised by hand, as PyTorch users do
+    model[1].register_parameter("weight", nn.Parameter(tl.ones(1, 3)))
+    model.add_module("0", nn.Linear(2, 3))
+    setattr(model, "1", nn.Linear(3, 1))
+    model[2].weight = None
+    model[2].weight = nn.Parameter(tl.ones(1, 1))
+    assert [name for name, _ in model.named_children()] == ["0", "1", "2"]
+    names = ["0.weight", "0.bias", "1.weight", "1.bias", "2.weight", "2.bias"]
+    assert [name for name, _ in model.named_parameters()] == names
+    assert list(model.state_dict()) == names
+    holder = Scaled()
+    holder.register_buffer("extra", tl.zeros(1))
+    holder.register_buffer("steps", tl.tensor(np.array(0, dtype=np.int64)))
+    assert [name for name, _ in holder.named_buffers()] == ["steps", "extra"]
+
+
+def test_a_shared_submodule_is_in_the_state_dict_under_every_name(tmp_path):
+    model = Tied()
+    names = ["encoder.weight", "encoder.bias", "decoder.weight", "decoder.bias", "head.weight", "head.bias"]
+    assert list(model.state_dict()) == names
+    assert model.state_dict()["decoder.weight"].data is model.encoder.weight.data
+    assert [name for name, _ in model.named_parameters()] == ["encoder.weight", "encoder.bias", "head.weight",
+                                                             "head.bias"]
+    assert [name for name, _ in model.named_modules()] == ["", "encoder", "act", "head"]
+    assert [name for name, _ in model.named_children()] == ["encoder", "act", "head"]
+    path = tmp_path / "tied.safetensors"
+    tl.save(model, path)
+    fresh = Tied()
+    assert fresh.load_state_dict(tl.load(path)) == ([], [])  # strict: every name is expected
+    np.testing.assert_array_equal(fresh.decoder.weight.numpy(), model.encoder.weight.numpy())
+    assert fresh.decoder is fresh.encoder
+    assert "(decoder): Linear" in repr(model)
+
+
+def test_sequential_applies_a_repeated_module_each_time():
+    double = nn.Linear(1, 1, bias=False)
+    double.weight = nn.Parameter(tl.tensor([[2.0]]))
+    model = nn.Sequential(double, nn.ReLU(), double)
+    assert len(model) == 3 and len(list(model.children())) == 2
+    assert model(tl.tensor([[1.5]])).item() == 6.0

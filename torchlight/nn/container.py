@@ -33,8 +33,9 @@ class Sequential(Module):
             self.add_module(name, module)
 
     def forward(self, x: Any) -> Any:
-        for module in self.children():
-            x = module(x)
+        for module in self._modules.values():  # every entry, also a module repeated (children() has it once)
+            if module is not None:
+                x = module(x)
         return x
 
     def __len__(self) -> int:

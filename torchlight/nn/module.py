@@ -56,10 +56,10 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() has run (call super().__init__())")
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, keep=self._parameters)
             self._parameters[name] = value
         elif isinstance(value, Module):
-            self._forget(name)
+            self._forget(name, keep=self._modules)
             self._modules[name] = value
         elif name in self._parameters:
             if value is not None:
@@ -78,9 +78,12 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
+    def _forget(self, name: str, keep: OrderedDict | None = None) -> None:
+        """Drop `name` from every table but `keep`, where a replaced entry keeps its place (as PyTorch:
+        re-assigning a weight or a layer of a Sequential changes neither the order nor the forward)."""
         for table in (self._parameters, self._buffers, self._modules):
-            table.pop(name, None)
+            if table is not keep:
+                table.pop(name, None)
         self.__dict__.pop(name, None)
 
     def __getattr__(self, name: str) -> Any:
@@ -101,21 +104,21 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: {name!r} must be a Parameter or None, "
                             f"not {type(param).__name__}")
-        self._forget(name)
+        self._forget(name, keep=self._parameters)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None) -> None:
         """Register a Tensor that is state but not a weight (saved in state_dict)."""
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: {name!r} must be a Tensor or None, not {type(tensor).__name__}")
-        self._forget(name)
+        self._forget(name, keep=self._buffers)
         self._buffers[name] = tensor
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Register a sub-module under `name` (what attribute assignment does)."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {name!r} must be a Module, not {type(module).__name__}")
-        self._forget(name)
+        self._forget(name, keep=self._modules)
         self._modules[name] = module
 
     # ------------------------------------------------------------- calling
@@ -127,25 +130,31 @@ class Module:
 
     # ------------------------------------------------------------ traversal
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, sub-module) pairs; a sub-module registered under two names comes once (as PyTorch)."""
+        seen: set[int] = set()
         for name, module in self._modules.items():
-            if module is not None:
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
                 yield name, module
 
     def children(self) -> Iterator[Module]:
         for _, module in self.named_children():
             yield module
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
-        """This module and every sub-module, each once, with dotted names."""
+    def named_modules(self, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """This module and every sub-module, pre-order, with dotted names: each once, or with
+        `remove_duplicate=False` once under every name it has (as `state_dict` names them, and PyTorch)."""
         seen: set[int] = set()
-        stack = [(prefix, self)]
+        stack: list[tuple[str, Module, frozenset[int]]] = [(prefix, self, frozenset())]
         while stack:
-            name, module = stack.pop()
-            if id(module) in seen:
+            name, module, above = stack.pop()
+            if id(module) in seen or id(module) in above:  # (`above`: a module inside itself is no new name)
                 continue
-            seen.add(id(module))
+            if remove_duplicate:
+                seen.add(id(module))
+            path = above if remove_duplicate else above | {id(module)}
+            children = [(f"{name}.{n}" if name else n, m, path) for n, m in module._modules.items() if m is not None]
             yield name, module
-            children = [(f"{name}.{n}" if name else n, m) for n, m in module.named_children()]
             stack.extend(reversed(children))
 
     def modules(self) -> Iterator[Module]:
@@ -205,9 +214,13 @@ class Module:
 
     # ---------------------------------------------------------------- state
     def state_dict(self) -> OrderedDict[str, Tensor]:
-        """Every parameter and buffer by dotted name, detached (no copy)."""
+        """Every parameter and buffer by dotted name, detached (no copy).
+
+        A sub-module registered under two names (tied layers) appears under
+        both, as in PyTorch, so checkpoints of tied models load either way.
+        """
         state: OrderedDict[str, Tensor] = OrderedDict()
-        for module_name, module in self.named_modules():
+        for module_name, module in self.named_modules(remove_duplicate=False):
             for table in (module._parameters, module._buffers):
                 for name, value in table.items():
                     if value is not None:
@@ -251,7 +264,7 @@ class Module:
 
     def _state_slots(self) -> OrderedDict[str, tuple[Module, str]]:
         slots: OrderedDict[str, tuple[Module, str]] = OrderedDict()
-        for module_name, module in self.named_modules():
+        for module_name, module in self.named_modules(remove_duplicate=False):
             for table in (module._parameters, module._buffers):
                 for name, value in table.items():
                     if value is not None:
@@ -280,7 +293,8 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self.named_children()]
+        lines = [f"({name}): " + repr(module).replace("\n", "\n  ")
+                 for name, module in self._modules.items() if module is not None]
         head = f"{type(self).__name__}({self.extra_repr()}"
         if not lines:
             return head + ")"
