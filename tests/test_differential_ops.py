@@ -2,7 +2,8 @@
 discovery tool only): each test pins torchlight's answer against a float64
 NumPy reference or a closed form, gradients against central differences.
 
-Covered: Python ints with boolean tensors (NumPy 2's promotion).
+Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
+empty tensor whose result is not empty.
 """
 
 from __future__ import annotations
@@ -38,3 +39,17 @@ def test_a_bool_with_a_boolean_tensor_stays_boolean():
     got = tl.tensor(MASK) == True  # noqa: E712  (the operator is what is under test)
     assert got.numpy().dtype == np.bool_
     assert got.tolist() == [True, False, True]
+
+
+# ------------------------------------------------------------- max and min
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_and_min_of_an_empty_tensor_over_a_nonempty_axis_give_an_empty_result(name, backend, device):
+    # as np.max(np.zeros((2, 0)), axis=0); only reducing the empty axis itself has no answer
+    x = tl.zeros(2, 0, backend=backend, device=device, requires_grad=True)
+    out = getattr(x, name)(0, keepdim=True)
+    assert out.shape == np.max(np.zeros((2, 0)), axis=0, keepdims=True).shape == (1, 0)
+    out.sum().backward()
+    assert x.grad.shape == (2, 0)
+    for dim in (1, None, (0, 1)):
+        with pytest.raises(ValueError, match=f"{name}: the tensor of shape \\(2, 0\\) is empty along dim 1"):
+            getattr(x, name)(dim)

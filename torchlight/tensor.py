@@ -266,7 +266,7 @@ class Tensor:
         `shared` says the engine has handed `d`'s array to another node (or
         that it is the caller's seed), so it is copied rather than kept.
         """
-        if d.history is not None:
+        if d.requires_grad:  # history, or a seed requiring grad: create_graph keeps the link
             d = F.Clone.apply(d)
         elif shared or not self.backend.owns_fresh_memory(d.data):
             d = Tensor._wrap(self.backend.copy(d.data), self.backend)
@@ -807,10 +807,9 @@ class Tensor:
         return F.Norm.apply(self, p, dims, keepdim)
 
     def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The maximum values (ties share the gradient evenly); see argmax."""
-        if self.size == 0:
-            raise ValueError(f"max: the tensor of shape {self.shape} is empty")
-        return F.Max.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+        """The maximum values (ties share the gradient evenly); see argmax. Reducing
+        an empty dimension raises ValueError (no identity), as NumPy and PyTorch."""
+        return F.Max.apply(self, _extreme_dims("max", self, dim), keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Indices of the maxima (no gradient)."""
@@ -818,9 +817,7 @@ class Tensor:
 
     def min(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The minimum values (ties share the gradient evenly, as in max); see argmin."""
-        if self.size == 0:
-            raise ValueError(f"min: the tensor of shape {self.shape} is empty")
-        return F.Min.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
+        return F.Min.apply(self, _extreme_dims("min", self, dim), keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Indices of the minima (no gradient)."""
@@ -924,6 +921,18 @@ class Tensor:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+
+def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
+    """`dim` normalized for max/min; a ValueError when one of them is empty (no identity).
+
+    An empty tensor reduced over non-empty dims is fine: `zeros(2, 0).max(0)` has shape (0,).
+    """
+    dims = F.normalize_dims(dim, x.ndim)
+    if any(x.shape[d] == 0 for d in dims):
+        raise ValueError(f"{op}: the tensor of shape {x.shape} is empty along dim "
+                         f"{next(d for d in dims if x.shape[d] == 0)} ({op} has no identity)")
+    return dims
 
 
 def _norm_order(p: Any) -> float:
