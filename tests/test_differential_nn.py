@@ -90,3 +90,16 @@ def test_sequential_applies_a_repeated_module_each_time():
     model = nn.Sequential(double, nn.ReLU(), double)
     assert len(model) == 3 and len(list(model.children())) == 2
     assert model(tl.tensor([[1.5]])).item() == 6.0
+
+
+def test_load_state_dict_copies_the_values(backend):
+    source = nn.Linear(2, 2).to(backend=backend)
+    target = nn.Linear(2, 2).to(backend=backend)
+    target.load_state_dict(source.state_dict())
+    assert target.weight.data is not source.weight.data
+    np.testing.assert_array_equal(target.weight.numpy(), source.weight.numpy())
+    arrays = {"weight": np.ones((2, 2)), "bias": np.zeros(2)}
+    host = nn.Linear(2, 2)
+    host.load_state_dict(arrays)
+    arrays["weight"][0, 0] = 5.0  # the caller reuses its array: the model keeps what it loaded
+    assert host.weight.numpy()[0, 0] == 1.0

@@ -258,8 +258,11 @@ class Module:
 
         for name, (module, attr) in own.items():
             if name in state_dict:
-                target = getattr(module, attr)
-                target.data = tensor(state_dict[name], backend=target.backend, device=target.device).data
+                target, value = getattr(module, attr), state_dict[name]
+                data = tensor(value, backend=target.backend, device=target.device).data
+                if data is (value.data if isinstance(value, Tensor) else value):  # not moved: copy, as PyTorch's copy_
+                    data = target.backend.xp.asarray(data, copy=True)
+                target.data = data
         return missing, unexpected
 
     def _state_slots(self) -> OrderedDict[str, tuple[Module, str]]:
