@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from torchlight import grad_mode
 from torchlight.autograd.engine import run_backward
+from torchlight.autograd.functions import Clone
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: bool | None = None,
@@ -63,7 +65,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
         if g is None:
             results.append(_zeros_like(x) if materialize_grads else None)
             continue
-        results.append(_own(g, x, handed))
+        results.append(_own(g, x, handed, create_graph))
     return tuple(results)
 
 
@@ -98,10 +100,24 @@ def _check(outputs: Sequence[Any], inputs: Sequence[Any], grad_outputs: Sequence
             raise RuntimeError(f"grad: input {i} does not require grad")
 
 
-def _own(g: Any, x: Any, handed: set[int]) -> Any:
-    """`g` as a Tensor no other result (nor a seed) shares an array with."""
-    if g.history is not None:
-        return g
+def _own(g: Any, x: Any, handed: set[int], create_graph: bool) -> Any:
+    """`g` as a Tensor no other result (nor a seed) shares an array with.
+
+    A gradient that requires grad (made with `create_graph`, or a seed that
+    requires grad reaching an input unchanged, as through `+` or `clone`)
+    stays differentiable under `create_graph`: a shared one is cloned in the
+    graph, not copied out of it (else d/du of `grad(x, x, u)` would be lost,
+    and `func.jvp` of `a + 1` would be 0). Without `create_graph` it is
+    returned detached, as every other result.
+    """
+    if g.requires_grad:
+        if create_graph:
+            if id(g.data) in handed:
+                with grad_mode.enable_grad():
+                    g = Clone.apply(g)
+            handed.add(id(g.data))
+            return g
+        g = g.detach()
     if id(g.data) in handed or not x.backend.owns_fresh_memory(g.data):
         g = type(g)._wrap(x.backend.copy(g.data), x.backend)
     else:
