@@ -11,8 +11,9 @@ Example:
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 
@@ -37,11 +38,6 @@ def is_grad_enabled() -> bool:
     return _state.enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
-    """Turn history recording on or off for this thread."""
-    _state.enabled = bool(mode)
-
-
 class _GradMode:
     """A context manager and decorator that sets grad mode, then restores it."""
 
@@ -63,6 +59,13 @@ class _GradMode:
 
     def __call__(self, fn: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):  # the mode holds in each step, not just while making the generator
+
+            @functools.wraps(fn)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                return _steps_in_mode(fn(*args, **kwargs), mode)
+
+            return generator
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -76,6 +79,33 @@ class _GradMode:
         return wrapper
 
 
+def _steps_in_mode(gen: Generator, mode: bool) -> Generator:
+    """`gen`, each step run with grad mode `mode` and the caller's mode restored between steps."""
+    step, value = gen.send, None
+    while True:
+        previous = _state.enabled
+        _state.enabled = mode
+        try:
+            item = step(value)
+        except StopIteration as stop:
+            return stop.value
+        finally:
+            _state.enabled = previous
+        try:
+            value = yield item
+            step = gen.send
+        except GeneratorExit:
+            previous = _state.enabled
+            _state.enabled = mode
+            try:
+                gen.close()
+            finally:
+                _state.enabled = previous
+            raise
+        except BaseException as exc:  # thrown in by the caller: thrown on into gen, in mode
+            step, value = gen.throw, exc
+
+
 class no_grad(_GradMode):
     """Ops inside record no history: `with tl.no_grad(): ...` or `@tl.no_grad()`."""
 
@@ -86,3 +116,36 @@ class enable_grad(_GradMode):
     """Ops inside record history again, even within `no_grad`."""
 
     mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """Grad mode on or off, as PyTorch's: at once when called, or for a block or a function.
+
+    `tl.set_grad_enabled(False)` switches this thread's mode straight away;
+    `with tl.set_grad_enabled(train): ...` restores the previous mode after
+    the block, and `@tl.set_grad_enabled(False)` sets the mode for each call
+    of the function only (decorating leaves the mode as it was).
+
+    Example:
+        >>> import torchlight as tl
+        >>> with tl.set_grad_enabled(False):
+        ...     tl.is_grad_enabled()
+        False
+        >>> tl.is_grad_enabled()
+        True
+    """
+
+    def __new__(cls, mode: bool) -> set_grad_enabled:
+        self = object.__new__(cls)
+        self.mode = bool(mode)
+        self.previous = _state.enabled
+        _state.enabled = self.mode
+        return self
+
+    def __enter__(self) -> None:
+        _state.previous.append(self.previous)
+        _state.enabled = self.mode
+
+    def __call__(self, fn: Callable) -> Callable:
+        _state.enabled = self.previous  # as a decorator it sets the mode per call, not now
+        return super().__call__(fn)

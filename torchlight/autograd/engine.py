@@ -95,12 +95,13 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
     nodes), nothing is accumulated: the summed gradient reaching each
     captured node is returned instead (None where no gradient arrives).
     """
-    previous = grad_mode.is_grad_enabled()
-    grad_mode.set_grad_enabled(create_graph)
+    state = grad_mode._state
+    previous = state.enabled
+    state.enabled = bool(create_graph)
     try:
         return _walk(roots, derivs, retain_graph, capture, create_graph)
     finally:
-        grad_mode.set_grad_enabled(previous)
+        state.enabled = previous
 
 
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
