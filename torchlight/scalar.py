@@ -205,12 +205,12 @@ def _pow_or_inf(a: float, b: float) -> float:
 
 
 def _pow_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
-    """d/da = b a^(b-1) (0 when b == 0, PyTorch's convention); d/db = a^b ln a."""
+    """d/da = b a^(b-1) (0 when b == 0, PyTorch's convention); d/db = a^b ln a, 0 where a == 0."""
     da = 0.0 if b == 0 else d * b * _pow_or_inf(a, b - 1.0)
     if a > 0:
         db = d * out * math.log(a)
-    else:  # the limit a -> 0+ of a^b ln a is 0 for b > 0; a negative base has no real derivative in b
-        db = 0.0 if a == 0 and b > 0 else math.nan
+    else:  # a == 0: the limit a -> 0+ for b > 0, and (b == 0) the Tensor engine's and PyTorch's convention;
+        db = 0.0 if a == 0 else math.nan  # a negative base has no real derivative in b
     return da, db
 
 
