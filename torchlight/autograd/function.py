@@ -183,7 +183,11 @@ class History:
                 g = Tensor._wrap(g, inp.backend)
             data = g.data
             ref = inp if type(inp) is History else inp.data  # a leaf's array: no property call per edge
-            if data.shape != ref.shape:
+            try:
+                reshape = data.shape != ref.shape
+            except AttributeError:  # (a try costs nothing until it catches)
+                raise TypeError(_not_an_array(fn, "backward", data)) from None
+            if reshape:
                 g = sum_to(g, tuple(ref.shape), fn.__name__)
             if data.dtype != ref.dtype:
                 g = g.astype(ref.dtype)
@@ -330,11 +334,23 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
     result = Tensor._wrap(out, backend)
     data = result.data
     result.requires_grad = True
-    history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
+    try:
+        history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
+    except AttributeError:
+        raise TypeError(_not_an_array(cls, "forward", data)) from None
     if cls._keeps_output:
         ctx._output_data = data
         ctx._history_ref = weakref.ref(history)
     return result
+
+
+def _not_an_array(fn: Any, method: str, value: Any) -> str:
+    """The error for a forward or backward that returned something other than a Tensor or an array."""
+    if method == "backward":
+        what = "one gradient per input is expected: a Tensor, a backend array or None"
+    else:
+        what = "one result is expected: a Tensor or a backend array (a Function has one output)"
+    return f"{fn.__name__}.{method} returned a {type(value).__name__} where {what}"
 
 
 # The contexts of ops whose backward reads nothing from them, one per pattern
