@@ -7,6 +7,7 @@ closed form, a float64 NumPy reference or a central-difference gradcheck.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import torchlight as tl
 from torchlight import nn
@@ -103,3 +104,13 @@ def test_load_state_dict_copies_the_values(backend):
     host.load_state_dict(arrays)
     arrays["weight"][0, 0] = 5.0  # the caller reuses its array: the model keeps what it loaded
     assert host.weight.numpy()[0, 0] == 1.0
+
+
+def test_flatten_refuses_dims_out_of_range_instead_of_wrapping_them():
+    x = tl.ones(4, 5)
+    assert nn.Flatten()(x).shape == (4, 5) and nn.Flatten(0)(x).shape == (20,)
+    assert nn.Flatten(-2, -1)(tl.ones(2, 3, 4)).shape == (2, 12)
+    for start, end in [(2, -1), (0, 5), (-4, -1)]:  # 2 % 2 == 0 flattened the batch axis away
+        with pytest.raises(IndexError, match="out of range"):
+            nn.Flatten(start, end)(x if start == 2 else tl.ones(2, 3, 4))
+    assert nn.Flatten(0)(tl.tensor(1.0)).shape == (1,)  # a 0-d tensor has dims 0 and -1, as PyTorch

@@ -59,12 +59,8 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, x: Tensor) -> Tensor:
-        start = self.start_dim % x.ndim if x.ndim else 0
-        end = self.end_dim % x.ndim if x.ndim else 0
-        if start > end:
-            raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim} "
-                             f"for an input of shape {x.shape}")
-        return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1:]) if x.ndim else x.reshape(1)
+        """`x.flatten(start_dim, end_dim)`: a dim out of range is an IndexError (as PyTorch), never wrapped."""
+        return x.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
