@@ -3,7 +3,8 @@ discovery tool only): each test pins torchlight's answer against a float64
 NumPy reference or a closed form, gradients against central differences.
 
 Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
-empty tensor whose result is not empty.
+empty tensor whose result is not empty, logsumexp and softmax over an empty
+axis, softmax of integers.
 """
 
 from __future__ import annotations
@@ -53,3 +54,41 @@ def test_max_and_min_of_an_empty_tensor_over_a_nonempty_axis_give_an_empty_resul
     for dim in (1, None, (0, 1)):
         with pytest.raises(ValueError, match=f"{name}: the tensor of shape \\(2, 0\\) is empty along dim 1"):
             getattr(x, name)(dim)
+
+
+# ----------------------------------------------- logsumexp and softmax, empty
+@pytest.mark.parametrize("shape, dim, out_shape", [((0,), 0, ()), ((2, 0), 1, (2,)), ((2, 0), (0, 1), ()),
+                                                   ((0, 3), 0, (3,)), ((0, 3), None, ())])
+def test_logsumexp_over_an_empty_axis_is_minus_inf(shape, dim, out_shape, backend, device):
+    # log(sum of no exp) = log(0) = -inf, the identity of logaddexp (PyTorch and scipy agree)
+    x = tl.zeros(*shape, backend=backend, device=device, requires_grad=True)
+    out = x.logsumexp(dim)
+    assert out.shape == out_shape
+    assert np.all(out.numpy() == -np.inf)
+    out.clip(-1.0, 1.0).sum().backward()
+    assert x.grad.shape == shape
+
+
+def test_logsumexp_over_a_nonempty_axis_of_an_empty_tensor_is_empty():
+    x = tl.zeros(0, 3, requires_grad=True)
+    out = x.logsumexp(1, keepdim=True)
+    assert out.shape == (0, 1)
+    out.sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((2, 0), 0), ((0, 3), 0), ((0, 3), 1)])
+def test_softmax_of_an_empty_tensor_is_empty(name, shape, dim, backend, device):
+    x = tl.zeros(*shape, backend=backend, device=device, requires_grad=True)
+    out = getattr(x, name)(dim)
+    assert out.shape == shape
+    out.sum().backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_of_an_integer_tensor_raises_as_logsumexp(name):
+    # it used to wrap around in x - max for uint8 (0 - 1 = 255, then NaN) and give float16 for int8
+    with pytest.raises(TypeError, match=f"{name}: the input must have a floating-point dtype"):
+        getattr(tl.tensor(np.array([1, 0, 1], dtype=np.uint8)), name)(0)

@@ -909,9 +909,13 @@ class Tensor:
     broadcast_to = expand
 
     def softmax(self, dim: int = -1) -> Tensor:
+        """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
+        _check_floating("softmax", self)
         return F.Softmax.apply(self, dim % self.ndim if self.ndim else 0)
 
     def log_softmax(self, dim: int = -1) -> Tensor:
+        """x - logsumexp(x) along `dim`; a floating-point input only."""
+        _check_floating("log_softmax", self)
         return F.LogSoftmax.apply(self, dim % self.ndim if self.ndim else 0)
 
     def mse_loss(self, target: Any) -> Tensor:
@@ -921,6 +925,12 @@ class Tensor:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+
+def _check_floating(op: str, x: Tensor) -> None:
+    """A TypeError unless `x` is floating: an integer x - max wraps around (uint8: 0 - 1 = 255)."""
+    if not x.backend.is_floating(x.dtype):
+        raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
 
 
 def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:

@@ -617,8 +617,10 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, dim: int) -> Any:
         xp = a.backend.xp
-        e = xp.exp(a.data - xp.max(a.data, axis=dim, keepdims=True))
         ctx.dim = dim
+        if 0 in a.shape:  # an empty result (and no max of an empty axis to shift by)
+            return xp.zeros_like(a.data)
+        e = xp.exp(a.data - xp.max(a.data, axis=dim, keepdims=True))
         return e / xp.sum(e, axis=dim, keepdims=True)
 
     @staticmethod
@@ -633,8 +635,10 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, dim: int) -> Any:
         xp = a.backend.xp
-        shifted = a.data - xp.max(a.data, axis=dim, keepdims=True)
         ctx.dim = dim
+        if 0 in a.shape:  # an empty result (and no max of an empty axis to shift by)
+            return xp.zeros_like(a.data)
+        shifted = a.data - xp.max(a.data, axis=dim, keepdims=True)
         return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
     @staticmethod
@@ -795,11 +799,16 @@ class Linear(Function):
 
 class LogSumExp(Function):
     """log(sum(exp(x))) over `dims`, shifted by the max so that it neither
-    overflows nor underflows; the gradient is softmax(x) times g."""
+    overflows nor underflows; the gradient is softmax(x) times g. Over an
+    empty dim it is log(0) = -inf (the identity of logaddexp, as PyTorch)."""
 
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
         xp = a.backend.xp
+        if any(a.shape[d] == 0 for d in dims):  # no max to shift by; log of an empty sum
+            ctx.save_for_backward(a, dims)
+            out = xp.full(_kept_shape(a.shape, dims), -math.inf, dtype=a.dtype, device=a.device)
+            return _reduced(a, out, dims, keepdim)
         top = xp.max(a.data, axis=dims, keepdims=True)
         top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
         out = xp.log(xp.sum(xp.exp(a.data - top), axis=dims, keepdims=True)) + top
