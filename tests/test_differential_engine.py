@@ -160,3 +160,12 @@ class _ReturnsPair(Function):
 def test_a_forward_that_returns_a_tuple_is_named_in_the_error():
     with pytest.raises(TypeError, match="_ReturnsPair.forward returned a tuple"):
         _ReturnsPair.apply(_leaf([1.0, 2.0]))
+
+
+def test_scalar_relu_of_nan_is_nan_in_every_form():
+    # as the Tensor op (and PyTorch): a NaN is carried forward, never hidden as 0
+    nan = float("nan")
+    assert np.isnan(scalar.relu(nan))
+    assert np.isnan(scalar.variable(nan).relu().data)
+    t = tl.tensor([nan, -1.0, 2.0])
+    np.testing.assert_array_equal(t.backend.map(scalar.relu)(t).data, t.relu().data)

@@ -186,7 +186,7 @@ def _sigmoid(x: Any) -> float:
 
 
 def _relu(x: Any) -> float:
-    return x + 0.0 if _number(x, "relu") > 0 else 0.0
+    return 0.0 if _number(x, "relu") <= 0 else x + 0.0  # NaN stays NaN (as the Tensor op)
 
 
 def _max(a: Any, b: Any) -> Any:
@@ -272,7 +272,7 @@ tanh = ScalarFunction("tanh", _tanh, lambda xp, x: xp.tanh(x), (lambda x: sub(1.
 sigmoid = ScalarFunction("sigmoid", _sigmoid, _sigmoid_array, (lambda x: mul(sigmoid(x), sub(1.0, sigmoid(x))),),
                          lambda d, out, x: d * out * (1.0 - out))
 # relu'(0) = 0: the kink gets the left slope, as in PyTorch (step is x > 0).
-relu = ScalarFunction("relu", _relu, lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), (lambda x: step(x),),
+relu = ScalarFunction("relu", _relu, lambda xp, x: xp.where(x <= 0, xp.zeros_like(x), x), (lambda x: step(x),),
                       lambda d, out, x: d if x > 0 else 0.0)
 inv = ScalarFunction("inv", _inv, lambda xp, x: 1.0 / x, (lambda x: neg(div(1.0, mul(x, x))),),
                      lambda d, out, x: -d * out * out)
@@ -383,7 +383,7 @@ class Value:
 
     def relu(self) -> Value:
         x = self.data
-        return _unary(relu, x if x > 0 else 0.0, self)
+        return _unary(relu, 0.0 if x <= 0 else x, self)
 
     def tanh(self) -> Value:
         return _unary(tanh, math.tanh(self.data), self)
