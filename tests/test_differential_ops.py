@@ -4,7 +4,7 @@ NumPy reference or a closed form, gradients against central differences.
 
 Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
-axis, softmax of integers.
+axis, softmax of integers, expand's -1 in a new leading dimension.
 """
 
 from __future__ import annotations
@@ -92,3 +92,21 @@ def test_softmax_of_an_integer_tensor_raises_as_logsumexp(name):
     # it used to wrap around in x - max for uint8 (0 - 1 = 255, then NaN) and give float16 for int8
     with pytest.raises(TypeError, match=f"{name}: the input must have a floating-point dtype"):
         getattr(tl.tensor(np.array([1, 0, 1], dtype=np.uint8)), name)(0)
+
+
+# -------------------------------------------------------------------- expand
+@pytest.mark.parametrize("shape", [(-1, 2, 3), (-1, -1, 3), (4, -1, 2, 3), (2, -2), (-2, 2, 3)])
+def test_expand_refuses_minus_one_in_a_new_leading_dimension(shape):
+    # -1 keeps an existing dimension; (2, 3).expand(-1, 2, 3) used to read the size of
+    # another axis by a negative index and silently gave shape (3, 2, 3)
+    with pytest.raises(ValueError, match="expand: sizes"):
+        tl.zeros(2, 3).expand(*shape)
+
+
+def test_expand_keeps_an_existing_dimension_for_minus_one(backend, device):
+    host = np.arange(3.0).reshape(3, 1)
+    x = leaf(host, backend, device)
+    out = x.expand(2, -1, 4)
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(host, (2, 3, 4)))
+    out.sum().backward()
+    assert x.grad.tolist() == [[8.0], [8.0], [8.0]]

@@ -900,8 +900,11 @@ class Tensor:
     def expand(self, *shape: int) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        shape = tuple(n if n != -1 else self.shape[i - len(shape) + self.ndim]
-                      for i, n in enumerate(shape))
+        lead = len(shape) - self.ndim
+        if any(n < 0 for n in shape[:max(lead, 0)]) or any(n < -1 for n in shape):
+            raise ValueError(f"expand: sizes {shape} for a tensor of shape {self.shape}: -1 keeps an existing "
+                             "dimension (a new leading one has none to keep), and no size may be negative")
+        shape = tuple(n if n != -1 else self.shape[i - lead] for i, n in enumerate(shape))
         if broadcast_shapes("expand", self.shape, shape) != shape:
             raise ValueError(f"expand: a tensor of shape {self.shape} cannot be expanded to {shape}")
         return F.BroadcastView.apply(self, shape)
