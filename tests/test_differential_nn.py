@@ -114,3 +114,12 @@ def test_flatten_refuses_dims_out_of_range_instead_of_wrapping_them():
         with pytest.raises(IndexError, match="out of range"):
             nn.Flatten(start, end)(x if start == 2 else tl.ones(2, 3, 4))
     assert nn.Flatten(0)(tl.tensor(1.0)).shape == (1,)  # a 0-d tensor has dims 0 and -1, as PyTorch
+
+
+# ------------------------------------------------------------- optimizers
+def test_an_optimizer_given_one_tensor_instead_of_a_list_says_so():
+    w = nn.Parameter(tl.ones(3))  # list(w) would iterate its rows, which are not leaves
+    with pytest.raises(TypeError, match=r"an iterable of Tensors or of parameter groups.*\[w\]"):
+        tl.optim.SGD(w, lr=0.1)
+    with pytest.raises(TypeError, match="iterable"):
+        tl.optim.Adam(nn.Parameter(tl.tensor(1.0)))

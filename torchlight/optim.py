@@ -41,6 +41,9 @@ class Optimizer:
         self.defaults = defaults
         self.state: dict[int, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):  # list() would iterate its rows (not leaves), or fail on a 0-d one
+            raise TypeError(f"{type(self).__name__}: params must be an iterable of Tensors or of parameter groups, "
+                            f"not one Tensor (pass [w], or model.parameters())")
         params = list(params)
         if not params:
             raise ValueError(f"{type(self).__name__}: got an empty parameter list")
