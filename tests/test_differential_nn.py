@@ -123,3 +123,25 @@ def test_an_optimizer_given_one_tensor_instead_of_a_list_says_so():
         tl.optim.SGD(w, lr=0.1)
     with pytest.raises(TypeError, match="iterable"):
         tl.optim.Adam(nn.Parameter(tl.tensor(1.0)))
+
+
+def test_registering_refuses_names_that_state_dict_could_not_tell_apart():
+    model = nn.Sequential(nn.Linear(2, 2))
+    for register, value in [(model.register_parameter, nn.Parameter(tl.zeros(1))),
+                            (model.register_buffer, tl.zeros(1)), (model.add_module, nn.ReLU())]:
+        with pytest.raises(KeyError, match="'0.weight'"):  # would collide with layer 0's weight
+            register("0.weight", value)
+        with pytest.raises(KeyError, match="empty"):
+            register("", value)
+    with pytest.raises(KeyError, match="'0' already exists"):
+        model.register_buffer("0", tl.zeros(1))  # the layer would silently become a buffer
+    layer = model[0]
+    with pytest.raises(KeyError, match="'weight' already exists"):
+        layer.register_buffer("weight", tl.zeros(2, 2))  # and the weight would leave the optimizer's list
+    layer.note = 1.0
+    with pytest.raises(KeyError, match="'note' already exists"):
+        layer.register_parameter("note", nn.Parameter(tl.zeros(1)))
+    layer.register_parameter("bias", None)  # re-registering an entry of the same kind is fine
+    assert [name for name, _ in model.named_parameters()] == ["0.weight"]
+    with pytest.raises(ValueError, match="boolean"):
+        model.train("no")

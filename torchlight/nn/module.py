@@ -104,6 +104,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: {name!r} must be a Parameter or None, "
                             f"not {type(param).__name__}")
+        self._check_new_name(name, self._parameters, "register_parameter")
         self._forget(name, keep=self._parameters)
         self._parameters[name] = param
 
@@ -111,6 +112,7 @@ class Module:
         """Register a Tensor that is state but not a weight (saved in state_dict)."""
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: {name!r} must be a Tensor or None, not {type(tensor).__name__}")
+        self._check_new_name(name, self._buffers, "register_buffer")
         self._forget(name, keep=self._buffers)
         self._buffers[name] = tensor
 
@@ -118,8 +120,20 @@ class Module:
         """Register a sub-module under `name` (what attribute assignment does)."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {name!r} must be a Module, not {type(module).__name__}")
+        self._check_new_name(name, self._modules, "add_module")
         self._forget(name, keep=self._modules)
         self._modules[name] = module
+
+    def _check_new_name(self, name: Any, table: OrderedDict, op: str) -> None:
+        """A name to register in `table`, checked as PyTorch does (KeyError): a non-empty str without
+        a "." (state_dict joins names with dots: "0.weight" would pass for layer 0's weight), and not
+        already an attribute of another kind (a parameter would silently turn into a buffer)."""
+        if not isinstance(name, str):
+            raise TypeError(f"{op}: the name must be a str, not {type(name).__name__}")
+        if not name or "." in name:
+            raise KeyError(f"{op}: a name must be non-empty and contain no '.', not {name!r}")
+        if name not in table and hasattr(self, name):
+            raise KeyError(f"{op}: attribute {name!r} already exists")
 
     # ------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -196,6 +210,8 @@ class Module:
     # ---------------------------------------------------------------- modes
     def train(self, mode: bool = True) -> Module:
         """Set training mode (Dropout drops) on this module and all below."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train: the training mode is expected to be boolean, not {mode!r}")
         for module in self.modules():
             object.__setattr__(module, "training", bool(mode))
         return self
