@@ -169,3 +169,11 @@ def test_scalar_relu_of_nan_is_nan_in_every_form():
     assert np.isnan(scalar.variable(nan).relu().data)
     t = tl.tensor([nan, -1.0, 2.0])
     np.testing.assert_array_equal(t.backend.map(scalar.relu)(t).data, t.relu().data)
+
+
+def test_scalar_max_carries_a_nan_from_either_side():
+    # as its own vectorised form (the namespace's maximum) and PyTorch's maximum
+    nan = float("nan")
+    assert np.isnan(scalar.max(nan, 1.0)) and np.isnan(scalar.max(1.0, nan))
+    assert np.isnan(scalar.max(scalar.variable(nan), 1.0).data)
+    assert scalar.max(2.0, 1.0) == 2.0 and scalar.max(1.0, 2.0) == 2.0

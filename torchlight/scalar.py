@@ -190,7 +190,7 @@ def _relu(x: Any) -> float:
 
 
 def _max(a: Any, b: Any) -> Any:
-    return a if _number(a, "max") >= _number(b, "max") else b
+    return a if _number(a, "max") >= _number(b, "max") or a != a else b  # a NaN on either side wins
 
 
 # ---------------------------------------- vector-Jacobian products (numbers)
