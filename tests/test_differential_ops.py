@@ -4,7 +4,8 @@ NumPy reference or a closed form, gradients against central differences.
 
 Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
-axis, softmax of integers, expand's -1 in a new leading dimension.
+axis, softmax of integers, expand's -1 in a new leading dimension, an empty
+index list.
 """
 
 from __future__ import annotations
@@ -110,3 +111,15 @@ def test_expand_keeps_an_existing_dimension_for_minus_one(backend, device):
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(host, (2, 3, 4)))
     out.sum().backward()
     assert x.grad.tolist() == [[8.0], [8.0], [8.0]]
+
+
+# ------------------------------------------------------------------ indexing
+@pytest.mark.parametrize("key", [[], (slice(None), [])])
+def test_an_empty_index_list_selects_nothing(key, backend, device):
+    # NumPy reads [] as an empty integer index; it used to become a float64 array and fail
+    host = np.arange(12.0).reshape(4, 3)
+    x = leaf(host, backend, device)
+    out = x[key]
+    assert out.shape == host[key].shape
+    out.sum().backward()
+    assert x.grad.tolist() == np.zeros((4, 3)).tolist()

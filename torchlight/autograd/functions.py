@@ -80,11 +80,14 @@ def mean_scale(count: int) -> float:
 
 
 def index_key(key: Any, like: Any) -> Any:
-    """An index with Tensors unwrapped and lists made arrays of `like`'s backend."""
+    """An index with Tensors unwrapped and lists made arrays of `like`'s backend
+    (an empty list an empty integer array, as NumPy: `x[[]]` selects nothing)."""
     if isinstance(key, tuple):
         return tuple(index_key(k, like) for k in key)
     if getattr(key, "_is_tensor", False):
         return key.data
+    if isinstance(key, list) and not key:
+        return like.backend.xp.arange(0, device=like.device)
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
         return like.backend.asarray(key, device=like.device)
     return key
