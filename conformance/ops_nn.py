@@ -270,7 +270,7 @@ add("binary_cross_entropy", lambda p, t, reduction="mean": nnF.binary_cross_entr
     (Case("mean", ((3, 4), (3, 4))), Case("sum", ((6,), (6,)), kwargs={"reduction": "sum"}),
      Case("not_probabilities", ((3,), (3,)), domain=(D.fixed([0.5, 1.5, 0.2]), probability), raises=ValueError,
           match="probability in [0, 1]")),
-    ("Where", "Log"), domain=(probability, probability))
+    ("BinaryCrossEntropyLog",), domain=(probability, probability))
 add("binary_cross_entropy_with_logits",
     lambda x, t, reduction="mean": nnF.binary_cross_entropy_with_logits(x, t, reduction),
     lambda x, t, reduction="mean": ref_reduce(np.logaddexp(0.0, x) - t * x, reduction),

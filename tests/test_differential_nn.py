@@ -11,6 +11,8 @@ import pytest
 
 import torchlight as tl
 from torchlight import nn
+from torchlight.autograd import gradcheck, gradgradcheck
+from torchlight.nn import functional as F
 
 
 class Scaled(nn.Module):
@@ -145,3 +147,21 @@ def test_registering_refuses_names_that_state_dict_could_not_tell_apart():
     assert [name for name, _ in model.named_parameters()] == ["0.weight"]
     with pytest.raises(ValueError, match="boolean"):
         model.train("no")
+
+
+# ----------------------------------------------------------------- losses
+def test_binary_cross_entropy_gradient_at_p_0_and_1_is_finite_and_points_the_right_way(backend):
+    p = tl.tensor([0.0, 1.0, 0.0, 1.0, 0.25, 0.0], backend=backend, requires_grad=True)
+    t = tl.tensor([1.0, 0.0, 0.5, 0.5, 1.0, 0.0], backend=backend, requires_grad=True)
+    loss = F.binary_cross_entropy(p, t, reduction="sum")
+    np.testing.assert_allclose(loss.item(), 100 + 100 + 50 + 50 + np.log(4.0), rtol=1e-12)  # logs clamped at -100
+    loss.backward()
+    # (p - t) / max(p (1 - p), 1e-12), as PyTorch; the clamped log gave 0 (and +0.5 at p = 0, t = 0.5:
+    # the loss falls as p rises from 0, so the gradient must be negative)
+    np.testing.assert_allclose(p.grad.numpy(), [-1e12, 1e12, -0.5e12, 0.5e12, -4.0, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(t.grad.numpy(), [100.0, -100.0, 100.0, -100.0, np.log(3.0), 100.0], rtol=1e-12)
+    rng = np.random.default_rng(0)
+    inside = tl.tensor(rng.uniform(0.05, 0.95, (3, 4)), backend=backend, requires_grad=True)
+    soft = tl.tensor(rng.uniform(0.0, 1.0, (3, 4)), backend=backend, requires_grad=True)
+    assert gradcheck(lambda a, b: F.binary_cross_entropy(a, b), inside, soft)
+    assert gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b, reduction="sum"), inside, soft)

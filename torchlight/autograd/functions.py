@@ -900,6 +900,33 @@ class CrossEntropy(Function):
         return (p - one_hot(index, z.shape[axis], axis, z)) * g, None, None, None
 
 
+class BinaryCrossEntropyLog(Function):
+    """log(q) clamped at -100: each log of `binary_cross_entropy`, with PyTorch's gradient for the loss.
+
+    Its derivative, (1 - q) / max(q (1 - q), 1e-12), is 1 / q wherever
+    q (1 - q) >= 1e-12, and makes the gradient of -(t log p + (1 - t) log(1 - p))
+    PyTorch's (p - t) / max(p (1 - p), 1e-12): finite and of the right sign at
+    p = 0 or 1, where a clamped log has a zero derivative (so a confidently wrong
+    p = 0 for t = 1 learnt nothing, and t = 0.5 pushed p = 0 further down).
+    """
+
+    FLOOR = math.exp(-100.0)
+
+    @staticmethod
+    def forward(ctx: Context, q: Any) -> Any:
+        xp = q.backend.xp
+        ctx.save_for_backward(q)
+        keep = q.data > BinaryCrossEntropyLog.FLOOR
+        safe = xp.where(keep, q.data, xp.ones_like(q.data))  # log(0) would warn
+        return xp.where(keep, xp.log(safe), xp.full_like(q.data, -100.0))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (q,) = ctx.saved_tensors
+        rest = 1.0 - q
+        return g * rest / (q * rest).clamp(min=1e-12)
+
+
 def _pad_axis(xp: Any, data: Any, axis: int, before: int, after: int, value: float) -> Any:
     """`data` with `before`/`after` entries of `value` concatenated along `axis`."""
     if not before and not after:

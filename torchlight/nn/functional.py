@@ -381,7 +381,9 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     """-(t log p + (1 - t) log(1 - p)) for probabilities p in [0, 1].
 
     As PyTorch, each log is clamped at -100 so that p = 0 or 1 gives a
-    finite loss (and a zero gradient through the clamped term).
+    finite loss, and the gradient is PyTorch's (p - t) / max(p (1 - p), 1e-12)
+    (`BinaryCrossEntropyLog`): the exact one inside, and finite with the right
+    sign at p = 0 or 1.
     """
     op = "binary_cross_entropy"
     target = _elementwise_target(input, target, reduction, op)
@@ -389,17 +391,9 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     if input.size and bool(xp.any((input.data < 0) | (input.data > 1))):
         raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
                          f"binary_cross_entropy_with_logits)")
-    loss = -(target * _clamped_log(input) + (1.0 - target) * _clamped_log(1.0 - input))
+    log = fn.BinaryCrossEntropyLog.apply
+    loss = -(target * log(input) + (1.0 - target) * log(1.0 - input))
     return _reduce(loss, reduction, op)
-
-
-def _clamped_log(p: Tensor) -> Tensor:
-    xp = p.backend.xp
-    floor = math.exp(-100.0)
-    keep = Tensor._wrap(p.data > floor, p.backend)
-    safe = fn.Where.apply(keep, p, Tensor._wrap(xp.ones_like(p.data), p.backend))
-    low = Tensor._wrap(xp.full(p.shape, -100.0, dtype=p.dtype, device=p.device), p.backend)
-    return fn.Where.apply(keep, safe.log(), low)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
