@@ -177,3 +177,31 @@ def test_scalar_max_carries_a_nan_from_either_side():
     assert np.isnan(scalar.max(nan, 1.0)) and np.isnan(scalar.max(1.0, nan))
     assert np.isnan(scalar.max(scalar.variable(nan), 1.0).data)
     assert scalar.max(2.0, 1.0) == 2.0 and scalar.max(1.0, 2.0) == 2.0
+
+
+class _ExtraNone(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.data * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None
+
+
+class _ExtraGradient(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.data * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, g
+
+
+def test_a_backward_may_return_extra_trailing_nones_but_not_extra_gradients():
+    x = _leaf([1.0, 2.0])
+    _ExtraNone.apply(x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="_ExtraGradient.backward returned 2 gradient"):
+        _ExtraGradient.apply(_leaf([1.0])).sum().backward()

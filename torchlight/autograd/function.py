@@ -170,9 +170,11 @@ class History:
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
-            raise RuntimeError(
-                f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
-            )
+            if len(grads) < len(inputs) or any(g is not None for g in grads[len(inputs):]):
+                raise RuntimeError(
+                    f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
+                )
+            grads = grads[:len(inputs)]  # extra trailing Nones are dropped, as PyTorch does
         if not retain_graph:
             ctx.release()
         pairs = []
