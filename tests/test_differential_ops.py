@@ -5,7 +5,7 @@ NumPy reference or a closed form, gradients against central differences.
 Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
-index list.
+index list, slice bounds past an axis's ends (array_api_strict refused them).
 """
 
 from __future__ import annotations
@@ -123,3 +123,18 @@ def test_an_empty_index_list_selects_nothing(key, backend, device):
     assert out.shape == host[key].shape
     out.sum().backward()
     assert x.grad.tolist() == np.zeros((4, 3)).tolist()
+
+
+@pytest.mark.parametrize("key", [slice(10, 20), slice(-10, 2), slice(1, 99), slice(-99, -2), slice(None, -99),
+                                 slice(99, None, -1), slice(-99, None, -1), slice(2, -99, -2), slice(None, None, 9),
+                                 (slice(None), slice(5, 10)), (0, slice(-10, 10, 2)), (Ellipsis, slice(-5, None))])
+def test_slice_bounds_past_the_ends_are_clipped_as_numpy(key, backend, device):
+    host = np.arange(12.0).reshape(4, 3)
+    x = leaf(host, backend, device)
+    out = x[key]
+    np.testing.assert_array_equal(out.numpy(), host[key])
+    weights = np.arange(1.0, host[key].size + 1).reshape(host[key].shape)
+    (out * tl.tensor(weights, backend=backend, device=device)).sum().backward()
+    expected = np.zeros_like(host)
+    expected[key] = weights
+    np.testing.assert_array_equal(x.grad.numpy(), expected)

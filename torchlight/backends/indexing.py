@@ -7,6 +7,9 @@ rewritten here:
   the trailing `...` spelled out;
 - a negative step (`x[::-1]`): torch refuses it, so the axis is flipped with
   `xp.flip` and the slice rewritten with a positive step;
+- slice bounds past an axis's ends (`x[2:99]`, `x[-10:]`): array_api_strict
+  refuses them (the standard leaves them unspecified), so each slice is
+  clipped into its axis as NumPy and PyTorch clip it;
 - one integer array mixed with slices or integers (`x[1:, idx]`):
   array_api_strict only takes integer arrays alone, so the basic part of the
   key is applied first and the array part with `xp.take` along its axis;
@@ -38,7 +41,7 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     parts = expand(key, array.ndim)
     if parts is None:
         raise _unsupported(key, array, first_error)
-    array, parts = _flip_negative_steps(xp, array, parts)
+    array, parts = _rewrite_slices(xp, array, parts)
     try:
         return array[parts]
     except _REFUSED:
@@ -79,8 +82,9 @@ def expand(key: Any, ndim: int) -> tuple | None:
     return key[:at] + fill + key[at + 1:]
 
 
-def _flip_negative_steps(xp: Any, array: Any, parts: tuple) -> tuple[Any, tuple]:
-    """Flip each axis sliced with a negative step; rewrite its slice forwards."""
+def _rewrite_slices(xp: Any, array: Any, parts: tuple) -> tuple[Any, tuple]:
+    """Flip each axis sliced with a negative step and rewrite its slice forwards;
+    clip the bounds of every other slice into its axis."""
     axis = 0
     out = []
     for k in parts:
@@ -92,6 +96,9 @@ def _flip_negative_steps(xp: Any, array: Any, parts: tuple) -> tuple[Any, tuple]
                 k = slice(0, 0)
             else:
                 k = slice(n - 1 - picked[0], n - picked[-1], -k.step)
+        elif isinstance(k, slice) and k != slice(None):
+            picked = range(array.shape[axis])[k]
+            k = slice(picked.start, picked.stop, picked.step)
         out.append(k)
         axis += _consumes(k)
     return array, tuple(out)
