@@ -165,3 +165,9 @@ def test_binary_cross_entropy_gradient_at_p_0_and_1_is_finite_and_points_the_rig
     soft = tl.tensor(rng.uniform(0.0, 1.0, (3, 4)), backend=backend, requires_grad=True)
     assert gradcheck(lambda a, b: F.binary_cross_entropy(a, b), inside, soft)
     assert gradgradcheck(lambda a, b: F.binary_cross_entropy(a, b, reduction="sum"), inside, soft)
+
+
+def test_load_state_dict_names_a_value_that_is_no_array():
+    layer = nn.Linear(2, 2)
+    with pytest.raises(ValueError, match=r"weight: a list in the state dict, not a Tensor or an array; bias: a float"):
+        layer.load_state_dict({"weight": [[1.0, 2.0], [3.0, 4.0]], "bias": 0.0})  # was "shape () ... (2, 2)"

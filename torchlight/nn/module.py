@@ -263,7 +263,10 @@ class Module:
             if name not in state_dict:
                 continue
             target, value = getattr(module, attr), state_dict[name]
-            shape, dtype = tuple(getattr(value, "shape", ())), dtype_name(getattr(value, "dtype", "?"))
+            if not (hasattr(value, "shape") and hasattr(value, "dtype")):  # (as PyTorch: no lists or numbers)
+                problems.append(f"{name}: a {type(value).__name__} in the state dict, not a Tensor or an array")
+                continue
+            shape, dtype = tuple(value.shape), dtype_name(value.dtype)
             if shape != target.shape:
                 problems.append(f"{name}: shape {shape} in the state dict, {target.shape} in the model")
             elif dtype != dtype_name(target.dtype):
