@@ -5,7 +5,8 @@ NumPy reference or a closed form, gradients against central differences.
 Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
-index list, slice bounds past an axis's ends (array_api_strict refused them).
+index list, slice bounds past an axis's ends (array_api_strict refused them), a
+dim named twice.
 """
 
 from __future__ import annotations
@@ -138,3 +139,13 @@ def test_slice_bounds_past_the_ends_are_clipped_as_numpy(key, backend, device):
     expected = np.zeros_like(host)
     expected[key] = weights
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+# ------------------------------------------------------------ repeated dims
+@pytest.mark.parametrize("op", [lambda x, d: x.sum(d), lambda x, d: x.mean(d), lambda x, d: x.max(d),
+                                lambda x, d: x.var(d), lambda x, d: x.logsumexp(d), lambda x, d: x.squeeze(d)])
+@pytest.mark.parametrize("dims", [(0, 0), (1, -1), (0, 1, -2)])
+def test_a_dim_named_twice_raises_as_numpy(op, dims):
+    # np.sum(x, axis=(0, 0)): "duplicate value in 'axis'"; it used to reduce the dim once, silently
+    with pytest.raises(ValueError, match="names a dimension twice"):
+        op(tl.ones(2, 1, requires_grad=True), dims)

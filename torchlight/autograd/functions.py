@@ -44,7 +44,9 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
         if not -max(ndim, 1) <= d < max(ndim, 1):
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dimension(s)")
         out.append(d % ndim if ndim else 0)
-    return tuple(sorted(set(out))) if ndim else ()
+    if len(set(out)) != len(out):  # (0, -2) of a matrix: NumPy and PyTorch raise too
+        raise ValueError(f"dim {tuple(dims)} names a dimension twice (a tensor with {ndim} dimension(s))")
+    return tuple(sorted(out)) if ndim else ()
 
 
 def resolve_shape(shape: Sequence[int], old: tuple[int, ...]) -> tuple[int, ...]:
