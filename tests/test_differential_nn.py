@@ -171,3 +171,22 @@ def test_load_state_dict_names_a_value_that_is_no_array():
     layer = nn.Linear(2, 2)
     with pytest.raises(ValueError, match=r"weight: a list in the state dict, not a Tensor or an array; bias: a float"):
         layer.load_state_dict({"weight": [[1.0, 2.0], [3.0, 4.0]], "bias": 0.0})  # was "shape () ... (2, 2)"
+
+
+def test_an_optimizer_takes_frozen_parameters_and_leaves_them_until_unfrozen():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+    model[0].weight.requires_grad = False  # fine-tuning: freeze, then hand over model.parameters()
+    frozen = model[0].weight.numpy().copy()
+    optimizer = tl.optim.SGD(model.parameters(), lr=0.1)
+    model(tl.ones(3, 2)).sum().backward()
+    optimizer.step()
+    np.testing.assert_array_equal(model[0].weight.numpy(), frozen)
+    assert model[0].weight.grad is None and model[0].bias.grad is not None
+    model[0].weight.requires_grad = True  # gradual unfreezing: the optimizer already holds it
+    optimizer.zero_grad()
+    model(tl.ones(3, 2)).sum().backward()
+    optimizer.step()
+    grad = model[0].weight.grad.numpy()
+    np.testing.assert_allclose(model[0].weight.numpy(), frozen - 0.1 * grad, rtol=1e-15)
+    with pytest.raises(ValueError, match="requires_grad=True"):  # a plain tensor that never wanted one: a mistake
+        tl.optim.SGD([tl.zeros(2)], lr=0.1)

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from torchlight import grad_mode
+from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
 
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
@@ -59,7 +60,9 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"{type(self).__name__}: can only optimize Tensors, got a {type(p).__name__}")
-            if not p.is_leaf or not p.requires_grad:
+            # a Parameter frozen with requires_grad = False is taken (as PyTorch) and skipped while it has no
+            # grad; a plain tensor that never required grad is a forgotten requires_grad=True
+            if not p.is_leaf or not (p.requires_grad or isinstance(p, Parameter)):
                 raise ValueError(f"{type(self).__name__}: can only optimize leaf tensors with requires_grad=True "
                                  f"(a Parameter, or tl.tensor(..., requires_grad=True))")
             if id(p) in seen:
