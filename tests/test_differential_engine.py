@@ -205,3 +205,17 @@ def test_a_backward_may_return_extra_trailing_nones_but_not_extra_gradients():
     np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
     with pytest.raises(RuntimeError, match="_ExtraGradient.backward returned 2 gradient"):
         _ExtraGradient.apply(_leaf([1.0])).sum().backward()
+
+
+# ------------------------------------------------------------ torchlight.func
+def test_transformed_functions_pass_keyword_arguments_through_undifferentiated():
+    # as torch.func.grad and jax.grad: keywords go to f as they are (arrays as constant Tensors)
+    def f(a, *, scale=1.0, shift=None):
+        return ((a * a).sum() + (a * shift).sum()) * scale
+
+    x, shift = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    np.testing.assert_allclose(func.grad(f)(x, scale=3.0, shift=shift), 3.0 * (2 * x + shift))
+    value, g = func.value_and_grad(f)(x, scale=2.0, shift=shift)
+    np.testing.assert_allclose([value, *g], [2.0 * (5.0 - 1.5), *(2.0 * (2 * x + shift))])
+    np.testing.assert_allclose(func.hessian(f)(x, scale=3.0, shift=shift), 6.0 * np.eye(2))
+    np.testing.assert_allclose(func.jacobian(lambda a, *, k: a * k)(x, k=shift), np.diag(shift))

@@ -60,6 +60,9 @@ def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     Returns a function of the same arguments as `f`. With a tuple `argnums`
     it returns a tuple of gradients; with `has_aux=True`, `f` returns
     `(output, aux)` and the new function returns `(gradient, aux)`.
+    Keyword arguments go to `f` as they are (arrays as constant Tensors) and
+    are never differentiated, as in `torch.func.grad` and `jax.grad`; the
+    same holds for `value_and_grad`, `jacobian` and `hessian`.
 
     Example:
         >>> import numpy as np
@@ -70,8 +73,8 @@ def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     value_and_grad_f = value_and_grad(f, argnums, has_aux)
 
     @functools.wraps(f)
-    def grad_f(*args: Any) -> Any:
-        value, g = value_and_grad_f(*args)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
     return grad_f
@@ -91,9 +94,9 @@ def value_and_grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> 
     """
 
     @functools.wraps(f)
-    def value_and_grad_f(*args: Any) -> Any:
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad")
-        trace = _Trace("grad", f, args, nums, has_aux)
+        trace = _Trace("grad", f, args, nums, has_aux, kwargs)
         out = trace.scalar_output()
         grads = trace.pullback([out], [None], create_graph=trace.nested, retain_graph=False)
         grads = [trace.export(g) for g in grads]
@@ -193,9 +196,9 @@ def jacobian(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callab
     """
 
     @functools.wraps(f)
-    def jacobian_f(*args: Any) -> Any:
+    def jacobian_f(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "jacobian")
-        trace = _Trace("jacobian", f, args, nums, has_aux)
+        trace = _Trace("jacobian", f, args, nums, has_aux, kwargs)
         blocks = []
         for o in trace.outputs:
             per_input = [trace.export(j) for j in _jacobian_blocks(trace, o)]
@@ -269,17 +272,18 @@ class _Trace:
     """
 
     def __init__(self, name: str, f: Callable, args: Sequence[Any], argnums: tuple[int, ...],
-                 has_aux: bool) -> None:
+                 has_aux: bool, kwargs: dict[str, Any] | None = None) -> None:
         self.name = name
         self.grad_enabled = grad_mode.is_grad_enabled()
         self.as_arrays = not any(isinstance(args[i], Tensor) for i in argnums)
         call = [_constant(a) for a in args]
+        keywords = {k: _constant(v) for k, v in kwargs.items()} if kwargs else {}  # never differentiated
         self.inputs = []
         with grad_mode.enable_grad():
             for i in argnums:
                 call[i] = _enter(name, i, args[i], self.grad_enabled)
                 self.inputs.append(call[i])
-            result = f(*call)
+            result = f(*call, **keywords)
         self.aux = None
         if has_aux:
             if not isinstance(result, tuple) or len(result) != 2:
