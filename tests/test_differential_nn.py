@@ -190,3 +190,14 @@ def test_an_optimizer_takes_frozen_parameters_and_leaves_them_until_unfrozen():
     np.testing.assert_allclose(model[0].weight.numpy(), frozen - 0.1 * grad, rtol=1e-15)
     with pytest.raises(ValueError, match="requires_grad=True"):  # a plain tensor that never wanted one: a mistake
         tl.optim.SGD([tl.zeros(2)], lr=0.1)
+
+
+def test_layer_norm_wants_weight_and_bias_of_the_normalized_shape():
+    x = tl.tensor(np.arange(8.0).reshape(2, 4))
+    for weight, bias in [(tl.ones(1), None), (tl.ones(2, 4), None), (None, tl.zeros(1))]:  # would broadcast silently
+        with pytest.raises(ValueError, match=r"layer_norm: .* of shape \((1|2, 4),?\) .* normalized_shape \(4,\)"):
+            F.layer_norm(x, 4, weight, bias)
+    row = np.arange(4.0)
+    expected = (row - row.mean()) / np.sqrt(row.var() + 1e-5) * 2.0 + 1.0
+    out = F.layer_norm(x, 4, tl.full((4,), 2.0), tl.ones(4))
+    np.testing.assert_allclose(out.numpy(), [expected, expected], rtol=1e-12)

@@ -609,6 +609,10 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if x.shape[x.ndim - len(shape):] != shape or len(shape) > x.ndim:
         raise ValueError(f"layer_norm: the input of shape {x.shape} does not end in normalized_shape {shape}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:  # (it would broadcast: a (1,) weight, silently)
+            raise ValueError(f"layer_norm: the {name} of shape {tuple(param.shape)} must have the "
+                             f"normalized_shape {shape}")
     dims = tuple(range(x.ndim - len(shape), x.ndim))
     centred = x - x.mean(dims, keepdim=True)
     out = centred / ((centred * centred).mean(dims, keepdim=True) + eps).sqrt()
