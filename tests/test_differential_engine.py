@@ -219,3 +219,16 @@ def test_transformed_functions_pass_keyword_arguments_through_undifferentiated()
     np.testing.assert_allclose([value, *g], [2.0 * (5.0 - 1.5), *(2.0 * (2 * x + shift))])
     np.testing.assert_allclose(func.hessian(f)(x, scale=3.0, shift=shift), 6.0 * np.eye(2))
     np.testing.assert_allclose(func.jacobian(lambda a, *, k: a * k)(x, k=shift), np.diag(shift))
+
+
+def test_an_input_reached_only_through_a_zero_derivative_is_named_as_such():
+    # relu's gradient is piecewise constant: its own derivative in x is 0 (PyTorch returns zeros);
+    # the error must not claim that x does not influence the outputs, and materialize_grads gives the zeros
+    x = _leaf([1.0, -2.0])
+    (g,) = grad(x.relu().sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="no gradient reaches it"):
+        grad(g.sum(), x, retain_graph=True)
+    (h,) = grad(g.sum(), x, materialize_grads=True)
+    np.testing.assert_array_equal(h.data, [0.0, 0.0])
+    with pytest.raises(RuntimeError, match="does not influence the outputs"):
+        grad((x * 2).sum(), [x, _leaf([1.0])])

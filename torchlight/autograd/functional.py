@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.autograd.engine import run_backward
+from torchlight.autograd.engine import run_backward, topological_sort
 from torchlight.autograd.functions import Clone
 
 
@@ -55,10 +55,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
     grads = run_backward(outputs, seeds, retain_graph=retain_graph, create_graph=create_graph, capture=inputs)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
-            raise RuntimeError(
-                f"grad: input {i} (shape {inputs[i].shape}) does not influence the outputs; "
-                "pass allow_unused=True to get None for it (or materialize_grads=True for zeros)"
-            )
+            raise RuntimeError(_unused(i, inputs[i], outputs))
     handed = {id(s.data) for s in seeds}
     results = []
     for x, g in zip(inputs, grads):
@@ -67,6 +64,18 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
             continue
         results.append(_own(g, x, handed, create_graph))
     return tuple(results)
+
+
+def _unused(i: int, x: Any, outputs: Sequence[Any]) -> str:
+    """The error for input `i`, which got no gradient: not in the graph, or reached only
+    through ops whose derivative in it is identically zero (relu's gradient in x, say)."""
+    node = x.graph_node
+    reached = any(n is node for n in topological_sort([o for o in outputs if o.requires_grad]))
+    why = ("is in the outputs' graph, but no gradient reaches it: every path to it goes through "
+           "an op whose derivative in it is zero (as relu's gradient in x) or None"
+           if reached else "does not influence the outputs")
+    return (f"grad: input {i} (shape {x.shape}) {why}; pass allow_unused=True to get None for it "
+            "(or materialize_grads=True for zeros)")
 
 
 def _tensors(what: str, value: Any) -> list[Any]:
