@@ -194,10 +194,31 @@ def test_a_tall_jacobian_goes_by_columns_and_agrees_with_rows(backend):
     np.testing.assert_allclose(T, numeric, rtol=1e-6, atol=1e-8)
 
 
-def test_a_tall_jacobian_of_a_once_differentiable_map_falls_back_to_rows(backend):
-    cube = lambda v: v * v * v  # noqa: E731  (a plain callable: map knows no second derivative)
+class _CubeOnce(tl.autograd.Function):
+    """x**3 whose backward refuses to be recorded: the Jacobian must go by rows."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.data ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        if tl.is_grad_enabled():
+            raise NotImplementedError("no second derivative")
+        (x,) = ctx.saved_tensors
+        return g * x * x * 3.0
+
+
+@pytest.mark.parametrize("cube", ["plain map", "once-differentiable Function"])
+def test_a_tall_jacobian_of_a_once_differentiable_op(backend, cube):
+    """A plain map's backward is linear in the seed (columns work); a backward that refuses recording goes by rows."""
+    if cube == "plain map":
+        op = lambda x: x.backend.map(lambda v: v * v * v)(x)  # noqa: E731  (map knows no second derivative)
+    else:
+        op = _CubeOnce.apply
     x0 = np.array([0.5, 2.0])
-    f = lambda x: (x.backend.map(cube)(x).reshape(2, 1) * tl.tensor(arr(backend, np.ones((1, 3))))).reshape(6)  # noqa: E731
+    f = lambda x: (op(x).reshape(2, 1) * tl.tensor(arr(backend, np.ones((1, 3))))).reshape(6)  # noqa: E731
     J = host(func.jacobian(f)(arr(backend, x0)))
     np.testing.assert_allclose(J, np.repeat(np.diag(3 * x0 ** 2), 3, axis=0), rtol=1e-12)
 

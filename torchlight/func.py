@@ -473,7 +473,7 @@ def _jacobian_blocks(trace: _Trace, out: Tensor, by: str | None = None) -> list[
     if by == "columns":
         try:
             return _jacobian_by_columns(trace, out)
-        except NotImplementedError:  # an op without a second derivative (map over a plain callable)
+        except NotImplementedError:  # a backward that cannot be recorded (a user's Function may say so)
             pass
     rows: list[list[Tensor]] = [[] for _ in trace.inputs]
     for k in range(out.size):

@@ -367,11 +367,6 @@ def _partial(fn: Any, i: int, args: tuple) -> Any:
     partials = getattr(fn, "partials", None)
     if partials is not None:
         return partials[i](*args)
-    if grad_mode.is_grad_enabled():
-        raise NotImplementedError(
-            f"second derivatives of map/zip over the plain function {getattr(fn, '__name__', fn)!r}: "
-            "write it with torchlight.scalar functions (which know their derivatives) instead"
-        )
 
     def derivative(*xs: float) -> float:
         values = [Value(x) for x in xs]
@@ -383,8 +378,35 @@ def _partial(fn: Any, i: int, args: tuple) -> Any:
     backend = like.backend
     arrays = [x.data for x in args]
     if len(arrays) == 1:
-        return _const(like, backend.map(derivative)(arrays[0]))
-    return _const(like, backend.zip(derivative)(*arrays))
+        values = _const(like, backend.map(derivative)(arrays[0]))
+    else:
+        values = _const(like, backend.zip(derivative)(*arrays))
+    if grad_mode.is_grad_enabled():  # create_graph: g * values stays differentiable in g
+        return PlainPartial.apply(values, fn, *args)
+    return values
+
+
+class PlainPartial(Function):
+    """A plain function's derivative at `args`, as numbers the scalar engine found.
+
+    Under `create_graph` a map/zip backward is `g * PlainPartial(...)`: linear
+    in `g`, so `func.jvp` and the like work, while a derivative in the
+    arguments (a second derivative of the plain function) raises, since no
+    formula for it is known.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, values: Any, fn: Any, *args: Any) -> Any:
+        ctx.save_for_backward(fn)
+        return values.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (fn,) = ctx.saved_tensors
+        raise NotImplementedError(
+            f"second derivatives of map/zip over the plain function {getattr(fn, '__name__', fn)!r}: "
+            "write it with torchlight.scalar functions (which know their derivatives) instead"
+        )
 
 
 class Exp(Function):
