@@ -152,6 +152,18 @@ def test_max_of_an_empty_tensor_and_a_bad_dim(backend, device):
         x.sum(1)
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_dim_out_of_range(name, backend, device):
+    """An out-of-range dim raises (it wrapped round: softmax(2) of a matrix ran over dim 0)."""
+    x = leaf(np.ones((2, 3)), backend, device)
+    for dim in (2, -3):
+        with pytest.raises(IndexError, match=f"dim {dim} is out of range for a tensor with 2"):
+            getattr(x, name)(dim)
+    with pytest.raises(IndexError, match="dim 2 is out of range"):
+        getattr(tl.nn.functional, name)(x, 2)
+    np.testing.assert_allclose(getattr(x, name)(-2).numpy(), getattr(x, name)(0).numpy())
+
+
 def test_item_of_a_tensor_with_many_elements(backend, device):
     with pytest.raises(ValueError, match="item: the tensor has 2 elements"):
         tl.tensor([1.0, 2.0], backend=backend, device=device).item()

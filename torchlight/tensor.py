@@ -914,12 +914,12 @@ class Tensor:
     def softmax(self, dim: int = -1) -> Tensor:
         """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
         _check_floating("softmax", self)
-        return F.Softmax.apply(self, dim % self.ndim if self.ndim else 0)
+        return F.Softmax.apply(self, (F.normalize_dims(dim, self.ndim) or (0,))[0])  # IndexError out of range
 
     def log_softmax(self, dim: int = -1) -> Tensor:
         """x - logsumexp(x) along `dim`; a floating-point input only."""
         _check_floating("log_softmax", self)
-        return F.LogSoftmax.apply(self, dim % self.ndim if self.ndim else 0)
+        return F.LogSoftmax.apply(self, (F.normalize_dims(dim, self.ndim) or (0,))[0])  # IndexError out of range
 
     def mse_loss(self, target: Any) -> Tensor:
         """Mean of the squared differences to `target`."""
