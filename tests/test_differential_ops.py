@@ -6,7 +6,7 @@ Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
 index list, slice bounds past an axis's ends (array_api_strict refused them), a
-dim named twice.
+dim named twice, an index array with integers apart from it (x[0, :, idx]).
 """
 
 from __future__ import annotations
@@ -149,3 +149,22 @@ def test_a_dim_named_twice_raises_as_numpy(op, dims):
     # np.sum(x, axis=(0, 0)): "duplicate value in 'axis'"; it used to reduce the dim once, silently
     with pytest.raises(ValueError, match="names a dimension twice"):
         op(tl.ones(2, 1, requires_grad=True), dims)
+
+
+@pytest.mark.parametrize("key", [(0, slice(None), [0, 1]), (0, Ellipsis, [1, 0]), (0, None, [0, 1]),
+                                 (slice(1, 3), 0, slice(None), [[1], [0]]), (0, slice(None, None, -1), [2, 0]),
+                                 (0, slice(None), [0, 2], 1), (1, slice(None), slice(None), [1]),
+                                 ([2], slice(None), 1), (0, 1, [0, 2]), (slice(None), [0, 1], 0, None)])
+def test_an_index_array_apart_from_integers_puts_its_dims_first_as_numpy(key, backend, device):
+    # NumPy's rule: integers and an index array not next to each other send the array's dims
+    # first (x[0, :, [0, 1]] is (2, 5)); the rewrite for array_api_strict (and torch's own
+    # indexing) kept them in place, (5, 2), so the shape depended on the backend
+    host = np.arange(120.0).reshape(4, 5, 3, 2)
+    x = leaf(host, backend, device)
+    out = x[key]
+    np.testing.assert_array_equal(out.numpy(), host[key])
+    weights = np.arange(1.0, host[key].size + 1).reshape(host[key].shape)
+    (out * tl.tensor(weights, backend=backend, device=device)).sum().backward()
+    expected = np.zeros_like(host)
+    np.add.at(expected, key, weights)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)

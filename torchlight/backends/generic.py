@@ -244,7 +244,7 @@ class DaskBackend(ArrayAPIBackend):
         index = parts[position]
         twice = xp.concat([xp.reshape(index, (1,))] * 2)
         out = super().take_key(array, parts[:position] + (twice,) + parts[position + 1:])
-        axis = indexing.array_axis(parts, position)
+        axis = 0 if indexing.apart(parts, array.ndim) else indexing.array_axis(parts, position)
         return indexing.unflatten(xp, out[(slice(None),) * axis + (slice(0, 1),)], axis, index.shape)
 
 

@@ -14,7 +14,12 @@ rewritten here:
   array_api_strict only takes integer arrays alone, so the basic part of the
   key is applied first and the array part with `xp.take` along its axis;
   Dask also refuses a multi-dimensional integer array (with an
-  AssertionError), which the same rewrite takes flat and reshapes.
+  AssertionError), which the same rewrite takes flat and reshapes;
+- an integer array and integers apart from it (`x[0, :, idx]`): NumPy
+  puts the array's dimensions first, where torch keeps them in place (and
+  array_api_strict refuses the key), so such a key always takes the
+  rewrite, which moves them first; so does a backwards slice that starts
+  before its axis (`x[-99::-1]` selects nothing; Dask reads it as `x[::-1]`).
 
 Example:
     >>> import array_api_strict as xp
@@ -34,18 +39,27 @@ _REFUSED = (IndexError, TypeError, ValueError, AssertionError, NotImplementedErr
 
 def take(xp: Any, array: Any, key: Any) -> Any:
     """`array[key]` with NumPy's meaning, through the rewrites above."""
-    try:
-        return array[key]
-    except _REFUSED as exc:
-        first_error = exc
+    first_error = None
+    split = native = False
+    if _maybe_special(key):
+        split = apart(key, array.ndim)
+        native = not split and not _starts_before(key, array.shape)
+    else:
+        native = True
+    if native:
+        try:
+            return array[key]
+        except _REFUSED as exc:
+            first_error = exc
     parts = expand(key, array.ndim)
     if parts is None:
         raise _unsupported(key, array, first_error)
     array, parts = _rewrite_slices(xp, array, parts)
-    try:
-        return array[parts]
-    except _REFUSED:
-        pass
+    if not split:
+        try:
+            return array[parts]
+        except _REFUSED:
+            pass
     arrays = [i for i, k in enumerate(parts) if _is_array(k)]
     if len(arrays) != 1 or parts[arrays[0]].dtype == xp.bool:
         raise _unsupported(key, array, first_error)
@@ -54,7 +68,57 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     basic = parts[:position] + (slice(None),) + parts[position + 1:]
     selected = array[basic]
     axis = array_axis(parts, position)
-    return unflatten(xp, xp.take(selected, xp.reshape(index, (-1,)), axis=axis), axis, index.shape)
+    out = unflatten(xp, xp.take(selected, xp.reshape(index, (-1,)), axis=axis), axis, index.shape)
+    if split:  # the index's dimensions first, then the others in order
+        rest = [d for d in range(out.ndim) if not axis <= d < axis + index.ndim]
+        out = xp.permute_dims(out, tuple(range(axis, axis + index.ndim)) + tuple(rest))
+    return out
+
+
+def _maybe_special(key: Any) -> bool:
+    """A quick look for what `apart` and `_starts_before` check (most keys have neither):
+    a backwards slice, or integers beside an array."""
+    has_int = has_array = False
+    for k in key if type(key) is tuple else (key,):
+        kind = type(k)
+        if kind is int:
+            has_int = True
+        elif kind is slice:
+            if k.step is not None and k.step < 0:
+                return True
+        elif k is not None and k is not Ellipsis and hasattr(k, "shape"):
+            has_array = True
+    return has_int and has_array
+
+
+def _starts_before(key: Any, shape: tuple) -> bool:
+    """Whether a backwards slice of `key` starts before its axis (`x[-99::-1]`, nothing
+    in NumPy): Dask reads it as `x[::-1]`, so such a key takes the rewrite."""
+    entries = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, slice) and k.step is not None and k.step < 0 for k in entries):
+        return False
+    axis = 0
+    for k in expand(key, len(shape)) or ():
+        if isinstance(k, slice) and k.step is not None and k.step < 0 and k.start is not None \
+                and k.start < -shape[axis]:
+            return True
+        axis += _consumes(k)
+    return False
+
+
+def apart(key: Any, ndim: int) -> bool:
+    """Whether `key` has one integer array and integers not next to it (a slice,
+    None or ... between), where NumPy puts the array's dimensions first."""
+    if not isinstance(key, tuple) or not any(_is_int(k) for k in key):
+        return False
+    arrays = [k for k in key if _is_array(k)]
+    if len(arrays) != 1 or "bool" in str(arrays[0].dtype):
+        return False
+    parts = expand(key, ndim)
+    if parts is None:
+        return False
+    at = [i for i, k in enumerate(parts) if _is_int(k) or _is_array(k)]
+    return at[-1] - at[0] + 1 != len(at)
 
 
 def array_axis(parts: tuple, position: int) -> int:
