@@ -6,7 +6,8 @@ Covered: Python ints with boolean tensors (NumPy 2's promotion), max/min of an
 empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
 index list, slice bounds past an axis's ends (array_api_strict refused them), a
-dim named twice, an index array with integers apart from it (x[0, :, idx]).
+dim named twice, an index array with integers apart from it (x[0, :, idx]),
+`full`'s dtype from its fill value.
 """
 
 from __future__ import annotations
@@ -168,3 +169,21 @@ def test_an_index_array_apart_from_integers_puts_its_dims_first_as_numpy(key, ba
     expected = np.zeros_like(host)
     np.add.at(expected, key, weights)
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+# ---------------------------------------------------------------------- full
+@pytest.mark.parametrize("value", [7, -1, True, False, 2.5])
+def test_full_takes_its_dtype_from_the_fill_value_as_numpy(value, backend, device):
+    # np.full((2,), 7) is int64, np.full((2,), True) bool (PyTorch and the standard agree);
+    # both used to be the default float
+    out = tl.full((2,), value, backend=backend, device=device)
+    expected = np.full((2,), value)
+    assert str(out.numpy().dtype) == str(expected.dtype)
+    assert out.tolist() == expected.tolist()
+
+
+def test_full_keeps_an_explicit_dtype_and_floats_default_to_float64():
+    assert str(tl.full((2,), 7, dtype="float32").dtype) == "float32"
+    assert str(tl.full((2,), 0.5).dtype) == "float64"
+    with pytest.raises(TypeError, match="floating-point"):
+        tl.full((2,), 1, requires_grad=True)

@@ -116,11 +116,18 @@ def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: A
           requires_grad: bool) -> Tensor:
     be = backends.get(backend)
     device = be.resolve_device(device)
-    dtype = be.default_float(device) if dtype is None else be.resolve_dtype(dtype)
+    xp = be.xp
+    if dtype is not None:
+        dtype = be.resolve_dtype(dtype)
+    elif fill == "full" and isinstance(value, bool):
+        dtype = xp.bool
+    elif fill == "full" and isinstance(value, int):
+        dtype = xp.__array_namespace_info__().default_dtypes(device=device)["integral"]
+    else:
+        dtype = be.default_float(device)
     kwargs = {"dtype": dtype}
     if device is not None:
         kwargs["device"] = device
-    xp = be.xp
     if fill == "full":
         array = xp.full(_shape(shape), value, **kwargs)
     else:
@@ -140,9 +147,16 @@ def ones(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None
     return _make("ones", shape, None, backend, device, dtype, requires_grad)
 
 
-def full(shape: Any, fill_value: float, *, backend: Any = None, device: Any = None, dtype: Any = None,
-         requires_grad: bool = False) -> Tensor:
-    """A tensor filled with `fill_value`."""
+def full(shape: Any, fill_value: bool | int | float, *, backend: Any = None, device: Any = None,
+         dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with `fill_value`; without `dtype`, of the value's kind (as NumPy,
+    PyTorch and the standard): bool, the default integer for an int, else the default float.
+
+    Example:
+        >>> import torchlight as tl
+        >>> str(tl.full((2,), 7).dtype), str(tl.full((2,), 7.0).dtype), tl.full((2,), True).tolist()
+        ('int64', 'float64', [True, True])
+    """
     return _make("full", shape, fill_value, backend, device, dtype, requires_grad)
 
 
