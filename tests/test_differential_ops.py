@@ -7,7 +7,7 @@ empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
 index list, slice bounds past an axis's ends (array_api_strict refused them), a
 dim named twice, an index array with integers apart from it (x[0, :, idx]),
-`full`'s dtype from its fill value.
+`full`'s dtype from its fill value, NumPy scalars as exponents and dims.
 """
 
 from __future__ import annotations
@@ -187,3 +187,28 @@ def test_full_keeps_an_explicit_dtype_and_floats_default_to_float64():
     assert str(tl.full((2,), 0.5).dtype) == "float64"
     with pytest.raises(TypeError, match="floating-point"):
         tl.full((2,), 1, requires_grad=True)
+
+
+# ------------------------------------------------------------- NumPy scalars
+@pytest.mark.parametrize("exponent", [np.float64(2.0), np.float32(0.5), np.float64(-1.0)])
+def test_a_numpy_scalar_exponent_differentiates(exponent, backend, device):
+    # np.float64 is a float with a .data attribute: Pow's backward took it for a Tensor
+    host = np.array([1.0, 2.0, 3.0])
+    x = leaf(host, backend, device)
+    out = x ** exponent
+    np.testing.assert_allclose(out.numpy(), host ** float(exponent), rtol=1e-15)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), float(exponent) * host ** (float(exponent) - 1.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("call", [lambda x, d: x.sum(d), lambda x, d: x.mean([d]), lambda x, d: x.max(d),
+                                  lambda x, d: x.cumsum(d), lambda x, d: x.softmax(d), lambda x, d: x.logsumexp(d)])
+def test_a_numpy_integer_dim_is_accepted_as_numpy(call):
+    # np.sum(x, axis=np.int64(1)) works, as torch's x.sum(np.int64(1)); it was "not iterable"
+    host = np.arange(6.0).reshape(2, 3)
+    expected = call(leaf(host), 1)
+    x = leaf(host)
+    out = call(x, np.int64(1))
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    out.sum().backward()
+    assert x.grad.shape == (2, 3)

@@ -38,7 +38,8 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
     """`dim` as a sorted tuple of non-negative axes (all axes when None)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    # an int, or anything with __index__ (a NumPy integer, as NumPy and PyTorch take), or a sequence of those
+    dims = (operator.index(dim),) if hasattr(dim, "__index__") else tuple(operator.index(d) for d in dim)
     out = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
