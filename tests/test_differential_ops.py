@@ -7,7 +7,8 @@ empty tensor whose result is not empty, logsumexp and softmax over an empty
 axis, softmax of integers, expand's -1 in a new leading dimension, an empty
 index list, slice bounds past an axis's ends (array_api_strict refused them), a
 dim named twice, an index array with integers apart from it (x[0, :, idx]),
-`full`'s dtype from its fill value, NumPy scalars as exponents and dims.
+`full`'s dtype from its fill value, NumPy scalars as exponents and dims, the
+bitwise operators that combine masks.
 """
 
 from __future__ import annotations
@@ -212,3 +213,25 @@ def test_a_numpy_integer_dim_is_accepted_as_numpy(call):
     np.testing.assert_array_equal(out.numpy(), expected.numpy())
     out.sum().backward()
     assert x.grad.shape == (2, 3)
+
+
+# ------------------------------------------------------------------- masks
+def test_masks_combine_with_the_bitwise_operators_as_numpy(backend, device):
+    host = np.array([-1.0, 0.5, 2.0, 0.0])
+    x = leaf(host, backend, device)
+    pos, small = x > 0, x < 1
+    for got, expected in [(pos & small, (host > 0) & (host < 1)), (pos | small, (host > 0) | (host < 1)),
+                          (pos ^ small, (host > 0) ^ (host < 1)), (~pos, ~(host > 0)),
+                          (True & pos, True & (host > 0)), (False | pos, False | (host > 0))]:
+        assert not got.requires_grad
+        np.testing.assert_array_equal(got.numpy(), expected)
+    tl.where(pos & small, x * 3.0, x).sum().backward()
+    assert x.grad.tolist() == [1.0, 3.0, 1.0, 1.0]
+
+
+def test_bitwise_operators_on_integers_and_not_on_floats():
+    ints = np.array([6, 3, -2])
+    assert (tl.tensor(ints) & 5).tolist() == (ints & 5).tolist()
+    assert (~tl.tensor(ints)).tolist() == (~ints).tolist()
+    with pytest.raises(TypeError):
+        tl.tensor([1.0]) & tl.tensor([1.0])

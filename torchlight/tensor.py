@@ -548,6 +548,29 @@ class Tensor:
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return self._compare("__ne__", other)
 
+    # `&`, `|`, `^`, `~`: masks combined as in NumPy and PyTorch ((x > 0) & (x < 1)); boolean or
+    # integer tensors only (the library refuses floats), no gradient, like the comparisons
+    def __and__(self, other: Any) -> Tensor:
+        return self._compare("__and__", other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return self._lift(other)._compare("__and__", self)
+
+    def __or__(self, other: Any) -> Tensor:
+        return self._compare("__or__", other)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return self._lift(other)._compare("__or__", self)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return self._compare("__xor__", other)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return self._lift(other)._compare("__xor__", self)
+
+    def __invert__(self) -> Tensor:
+        return Tensor._wrap(~self.data, self.backend)
+
     def __getitem__(self, key: Any) -> Tensor:
         return F.Gather.apply(self, F.index_key(key, self))
 
