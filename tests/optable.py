@@ -365,7 +365,7 @@ OPS: list[Op] = [
     Op("gather_back", lambda p, g: F.GatherBack.apply(g, p[0], F.index_key(p[1], g)), np_gather_back, gather_back),
     # the *Back Functions (the differentiable backward formulas), called directly
     Op("relu_back", lambda p, a, g: F.ReluBack.apply(a, g), lambda p, a, g: np.where(a > 0, g, 0.0), same_pair,
-       ("nonzero", "real"), no_grad_inputs=(0,)),
+       ("nonzero", "real")),
     Op("log_back", lambda p, a, g: F.LogBack.apply(a, g), lambda p, a, g: g / a, same_pair, ("positive", "real")),
     Op("inv_back", lambda p, a, g: F.InvBack.apply(a, g), lambda p, a, g: -g / a ** 2, same_pair,
        ("nonzero", "real")),

@@ -68,11 +68,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
 
 def _unused(i: int, x: Any, outputs: Sequence[Any]) -> str:
     """The error for input `i`, which got no gradient: not in the graph, or reached only
-    through ops whose derivative in it is identically zero (relu's gradient in x, say)."""
+    through ops whose backward gives it no gradient (a Function returning None for it, say)."""
     node = x.graph_node
     reached = any(n is node for n in topological_sort([o for o in outputs if o.requires_grad]))
     why = ("is in the outputs' graph, but no gradient reaches it: every path to it goes through "
-           "an op whose derivative in it is zero (as relu's gradient in x) or None"
+           "an op whose backward returns None for it"
            if reached else "does not influence the outputs")
     return (f"grad: input {i} (shape {x.shape}) {why}; pass allow_unused=True to get None for it "
             "(or materialize_grads=True for zeros)")

@@ -605,7 +605,9 @@ class ReluBack(Function):
     @staticmethod
     def backward(ctx: Context, h: Any) -> tuple:
         (a,) = ctx.saved_tensors
-        return None, ReluBack.apply(a, h)
+        need_a, need_g = ctx.needs_input_grad
+        zero = _const(a, a.backend.xp.zeros_like(a.data)) if need_a else None  # connected: d/dx relu'(x) = 0
+        return zero, (ReluBack.apply(a, h) if need_g else None)
 
 
 class Abs(Function):
@@ -619,6 +621,8 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> Any:
         (a,) = ctx.saved_tensors
+        if grad_mode.is_grad_enabled():  # create_graph: sign(a) stays connected to a, with derivative 0 (as PyTorch)
+            return g * PiecewiseConstant.apply(a, "sign")
         return g * _const(a, a.backend.xp.sign(a.data))
 
 
