@@ -7,10 +7,12 @@ case names, so every backend sees the same numbers), then checks in turn:
   result's dtype, backend and device;
 - backward: each gradient's shape, dtype, backend and device equal its
   input's; inputs and the upstream gradient are not mutated; the gradient
-  agrees with central differences (`torchlight.autograd.gradcheck`: a random
-  direction always, the full Jacobian for small inputs in float64), or with
-  the case's `grad_reference` at a kink;
-- double backward (float64): `gradgradcheck`;
+  agrees with central differences (`torchlight.autograd.gradcheck`: element
+  by element for inputs of up to 16 elements in float64, on 16 random groups
+  of elements for larger ones, one random-sign direction per input in
+  float32), or with the case's `grad_reference` at a kink;
+- double backward (float64): `gradgradcheck`, in the inputs and in the
+  incoming gradient;
 - agreement: value and gradients equal the NumPy backend's within tolerance;
 - bad-input cases: the documented exception, with the inputs untouched.
 

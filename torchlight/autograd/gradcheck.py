@@ -51,109 +51,202 @@ def _default_tolerances(inputs: Sequence[Any]) -> tuple[float, float, float]:
 
     Integer inputs (indices held fixed) do not count.
     """
-    dtypes = [np.dtype(str(x.dtype).split(".")[-1]) for x in inputs]
+    dtypes = [_np_dtype(x) for x in inputs]
     sizes = [d.itemsize for d in dtypes if d.kind in "fc"]
     if min(sizes, default=8) >= 8:
         return 1e-6, 1e-5, 1e-4
     return 1e-3, 2e-2, 2e-2
 
 
-def _numeric_directional(fn: Callable, inputs: Sequence[Any], direction: list[np.ndarray],
-                         weights: np.ndarray, eps: float) -> float:
-    """d/dt <weights, fn(inputs + t * direction)> at t = 0, in float64."""
+def _tolerances(inputs: Sequence[Any], eps: float | None, atol: float | None,
+                rtol: float | None) -> tuple[float, float, float]:
+    d_eps, d_atol, d_rtol = _default_tolerances(inputs)
+    return (d_eps if eps is None else eps), (d_atol if atol is None else atol), (d_rtol if rtol is None else rtol)
+
+
+def _np_dtype(t: Any) -> np.dtype:
+    return np.dtype(str(t.dtype).split(".")[-1])
+
+
+def _moved(inputs: Sequence[Any], directions: dict[int, np.ndarray], eps: float) -> tuple[list, list, dict]:
+    """The host values of `inputs` moved by +eps and -eps along `directions` (input index ->
+    direction), rounded to each input's dtype, and the step actually taken per moved input,
+    (up - down) / (2 eps): rounding makes it differ from the direction (by ~6% at |x| = 700
+    in float32), so the backward's gradient is weighed by it, comparing like with like."""
+    up, down, steps = [], [], {}
+    for k, x in enumerate(inputs):
+        host = _host64(x)
+        if k not in directions:
+            up.append(host.astype(_np_dtype(x)))
+            down.append(up[-1])
+            continue
+        up.append((host + eps * directions[k]).astype(_np_dtype(x)))
+        down.append((host - eps * directions[k]).astype(_np_dtype(x)))
+        steps[k] = (up[-1].astype(np.float64) - down[-1].astype(np.float64)) / (2.0 * eps)
+    return up, down, steps
+
+
+def _evaluate(fn: Callable, inputs: Sequence[Any], hosts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """fn on `hosts` (as Tensors of the inputs' backends and devices), without grad: the
+    output in float64, and its ulp in its own dtype (the rounding error of each element)."""
     import torchlight as tl
 
-    def value(t: float) -> float:
-        moved = []
-        for x, d in zip(inputs, direction):
-            host = _host64(x) + t * d
-            arr = x.backend.asarray(host.astype(np.dtype(str(x.dtype).split(".")[-1])), device=x.device)
-            moved.append(tl.tensor(arr))
-        with tl.no_grad():
-            out = fn(*moved)
-        return float(np.sum(_host64(out) * weights))
+    moved = [tl.tensor(x.backend.asarray(h, device=x.device)) for x, h in zip(inputs, hosts)]
+    with tl.no_grad():
+        out = fn(*moved)
+    host = _host64(out)
+    dtype = _np_dtype(out)
+    if dtype.kind != "f":
+        return host, np.zeros(host.shape)
+    finite = np.where(np.isfinite(host), np.abs(host), 0.0)
+    return host, np.spacing(finite.astype(dtype)).astype(np.float64)
 
-    return (value(eps) - value(-eps)) / (2.0 * eps)
+
+def _difference(fn: Callable, inputs: Sequence[Any], directions: dict[int, np.ndarray],
+                eps: float) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Central differences of fn along `directions`, elementwise in float64: (the derivative,
+    the error that rounding fn's outputs to their dtype can put into it (~1e-10 for float64
+    outputs near 1, ~0.06 for float32 outputs near 1000), the steps actually taken)."""
+    up, down, steps = _moved(inputs, directions, eps)
+    (high, high_ulp), (low, low_ulp) = _evaluate(fn, inputs, up), _evaluate(fn, inputs, down)
+    return (high - low) / (2.0 * eps), (high_ulp + low_ulp) / (2.0 * eps), steps
 
 
 def gradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: float | None = None,
-              rtol: float | None = None, full_jacobian_max: int = 16, seed: int = 0,
+              rtol: float | None = None, full_jacobian_max: int = 128, seed: int = 0,
               raise_exception: bool = True) -> bool:
-    """Compare `fn`'s backward with central differences.
+    """Compare `fn`'s backward with central differences, element by element.
 
-    Always one random direction (a vjp against a numerical jvp); when every
-    input has at most `full_jacobian_max` elements, also the full Jacobian,
-    one input element at a time. Differences are taken on float64 copies of
-    the inputs' values cast back to the input dtype, with tolerances chosen
-    from the dtype. Inputs that do not require grad are held fixed.
+    The backward is run once for a random weighting w of the output; its
+    gradient (the vjp w^T J) is compared, for each input that requires grad,
+    with numerical directional derivatives: one per element (the full
+    Jacobian row w^T J) when the input has at most `full_jacobian_max`
+    elements, else one per group of a random split of its elements into
+    `full_jacobian_max` groups (random signs within a group), so a wrong
+    element of a large input is still seen within a small group. With
+    `full_jacobian_max=0`, one random-sign direction per input. Differences
+    are taken on float64 copies of the inputs' values cast back to the input
+    dtype, with tolerances chosen from the dtype (plus the rounding error of
+    fn's outputs in their dtype). Inputs that do not require grad are held
+    fixed; at least one must require grad (ValueError, as PyTorch: otherwise
+    nothing would be checked).
     """
+    _require_some_grad("gradcheck", inputs)
+    return _check(fn, inputs, _tolerances(inputs, eps, atol, rtol), full_jacobian_max, seed, raise_exception)
 
+
+def _check(fn: Callable, inputs: Sequence[Any], tolerances: tuple[float, float, float],
+           full_jacobian_max: int, seed: int, raise_exception: bool) -> bool:
     rng = np.random.default_rng(seed)
-    d_eps, d_atol, d_rtol = _default_tolerances(inputs)
-    eps = d_eps if eps is None else eps
-    atol = d_atol if atol is None else atol
-    rtol = d_rtol if rtol is None else rtol
+    eps, atol, rtol = tolerances
     leaves = [x.detach().requires_grad_(x.requires_grad) for x in inputs]
     out = fn(*leaves)
     weights = rng.standard_normal(out.shape)
     if out.requires_grad:  # else no input reaches the output: the gradient is zero
         out.backward(_like(out, weights))
-    analytic = [(_host64(x.grad) if x.grad is not None else np.zeros(x.shape)) if x.requires_grad else None
-                for x in leaves]
-    direction = [rng.standard_normal(x.shape) if x.requires_grad else np.zeros(x.shape) for x in leaves]
-    numeric = _numeric_directional(fn, leaves, direction, weights, eps)
-    expected = sum(float(np.sum(a * d)) for a, d in zip(analytic, direction) if a is not None)
-    if not np.isclose(expected, numeric, atol=atol, rtol=rtol):
-        return _fail(raise_exception, f"directional derivative: backward gives {expected!r}, "
-                                      f"central differences give {numeric!r}")
-    if max((x.size for x in leaves), default=0) <= full_jacobian_max:
-        for k, x in enumerate(leaves):
-            if not x.requires_grad:
-                continue
-            for i in range(x.size):
-                basis = [np.zeros(y.shape) for y in leaves]
-                basis[k].reshape(-1)[i] = 1.0
-                num = _numeric_directional(fn, leaves, basis, weights, eps)
-                ana = analytic[k].reshape(-1)[i]
-                if not np.isclose(ana, num, atol=atol, rtol=rtol):
-                    return _fail(raise_exception, f"input {k}, element {i}: backward gives {ana!r}, "
-                                                  f"central differences give {num!r}")
+    for k, x in enumerate(leaves):
+        if not x.requires_grad or x.size == 0:
+            continue
+        analytic = _host64(x.grad).reshape(-1) if x.grad is not None else np.zeros(x.size)
+        for members, signs in _groups(x.size, full_jacobian_max, rng):
+            direction = np.zeros(x.size)
+            direction[members] = signs
+            diff, rounding, steps = _difference(fn, leaves, {k: direction.reshape(x.shape)}, eps)
+            num = float(np.sum(diff * weights))
+            ana = float(np.sum(analytic * steps[k].reshape(-1)))
+            if not np.isclose(ana, num, atol=atol + float(np.sum(rounding * np.abs(weights))), rtol=rtol):
+                where = (f"element {members[0]}" if len(members) == 1 else
+                         f"elements {members.tolist()} (a random group, with signs {signs.tolist()})")
+                return _fail(raise_exception, f"input {k}, {where}: backward gives {ana!r}, "
+                                              f"central differences give {num!r}")
     return True
 
 
-def gradgradcheck(fn: Callable, *inputs: Any, seed: int = 0, **tolerances: Any) -> bool:
+def _groups(size: int, most: int, rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(flat indices, signs) to check: each element alone when size <= most, else
+    max(most, 1) random groups of nearly equal size with random signs."""
+    if size <= most:
+        return [(np.array([i]), np.ones(1)) for i in range(size)]
+    order = rng.permutation(size)
+    signs = rng.choice([-1.0, 1.0], size)
+    parts = [np.sort(part) for part in np.array_split(order, max(most, 1))]
+    return [(part, signs[part]) for part in parts]
+
+
+def _require_some_grad(what: str, inputs: Sequence[Any]) -> None:
+    if not any(getattr(x, "requires_grad", False) for x in inputs):
+        raise ValueError(f"{what}: no input has requires_grad=True, so there is no gradient to check; "
+                         "make the inputs to differentiate with requires_grad=True")
+
+
+def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: float | None = None,
+                  rtol: float | None = None, full_jacobian_max: int = 128, seed: int = 0,
+                  raise_exception: bool = True) -> bool:
     """`gradcheck` of the gradient itself, built with `create_graph=True`.
 
-    The function checked is x -> sum_k <v_k, d<w, fn(x)>/dx_k> for fixed
-    random w and v_k: its gradient is a Hessian-vector product of fn.
+    The gradient is d<w, fn(x)>/dx for a random output weighting w (the
+    grad_output). As PyTorch's gradgradcheck, both its inputs are checked:
+
+    - in x: `gradcheck` of x -> sum_k <v_k, d<w, fn(x)>/dx_k> for a random
+      v: its gradient is a Hessian-vector product of fn;
+    - in w: that sum is linear in w with gradient J v, compared element by
+      element with central differences of fn along v. This catches a
+      backward that is not differentiable in its incoming gradient (say
+      `g.detach()`), which `torchlight.func.jvp` (reverse-over-reverse)
+      relies on, at the cost of two calls of fn.
     """
     import torchlight as tl
 
+    _require_some_grad("gradgradcheck", inputs)
+    tolerances = _tolerances(inputs, eps, atol, rtol)
     rng = np.random.default_rng(seed + 1)
-    with tl.no_grad():
-        probe = fn(*[x.detach() for x in inputs])
-    w = rng.standard_normal(probe.shape)
-    v = [rng.standard_normal(x.shape) for x in inputs]
     wanted = [x.requires_grad for x in inputs]
+    directions = {k: rng.standard_normal(x.shape) for k, x in enumerate(inputs) if wanted[k]}
+    jv, rounding, v = _difference(fn, inputs, directions, tolerances[0])  # v: the steps taken
+    w = rng.standard_normal(jv.shape)
 
-    def first_derivative(*xs: Any) -> Any:
+    def first_derivative(*xs: Any, track: list | None = None) -> Any:
         with tl.enable_grad():
             leaves = [x if x.requires_grad or not want else x.detach().requires_grad_(True)
                       for x, want in zip(xs, wanted)]
             out = fn(*leaves)
+            weights = _like(out, w)
+            if track is not None:  # w as an input: the derivative in it is checked
+                track.append(weights.requires_grad_(True))
             targets = [x for x, want in zip(leaves, wanted) if want]
-            grads = tl.autograd.grad(out, targets, _like(out, w), create_graph=True, allow_unused=True)
+            grads = tl.autograd.grad(out, targets, weights, create_graph=True, allow_unused=True)
             total = None
-            for x, g, vk in zip(targets, grads, [vk for vk, want in zip(v, wanted) if want]):
-                if g is None:
-                    continue
-                term = (g * _like(x, vk)).sum()
-                total = term if total is None else total + term
-            if total is None:
-                total = (out * 0.0).sum()
-        return total
+            for k, g in zip([k for k, want in enumerate(wanted) if want], grads):
+                if g is not None:
+                    term = (g * _like(g, v[k])).sum()
+                    total = term if total is None else total + term
+        return (out * 0.0).sum() if total is None else total
 
-    return gradcheck(first_derivative, *inputs, seed=seed, **tolerances)
+    if not _check_in_grad_output(first_derivative, inputs, jv, rounding, tolerances, raise_exception):
+        return False
+    return _check(first_derivative, inputs, tolerances, full_jacobian_max, seed, raise_exception)
+
+
+def _check_in_grad_output(first_derivative: Callable, inputs: Sequence[Any], jv: np.ndarray, rounding: np.ndarray,
+                          tolerances: tuple[float, float, float],
+                          raise_exception: bool) -> bool:
+    """d first_derivative / d w (by the backward of the backward) against J v (by differences)."""
+    import torchlight as tl
+
+    _, atol, rtol = tolerances
+    leaves = [x.detach().requires_grad_(x.requires_grad) for x in inputs]
+    track: list = []
+    total = first_derivative(*leaves, track=track)
+    (got,) = tl.autograd.grad(total, track, allow_unused=True) if total.requires_grad else (None,)
+    analytic = _host64(got) if got is not None else np.zeros(jv.shape)
+    close = np.isclose(analytic, jv, atol=atol + rounding, rtol=rtol)
+    if np.all(close):
+        return True
+    i = int(np.flatnonzero(~close.reshape(-1))[0])
+    return _fail(raise_exception, f"grad_output, element {i}: the backward's derivative in its incoming "
+                                  f"gradient gives {float(analytic.reshape(-1)[i])!r}, central differences of fn "
+                                  f"give {float(jv.reshape(-1)[i])!r} (is the backward differentiable in its "
+                                  "grad_output?)")
 
 
 def _like(t: Any, host: np.ndarray) -> Any:
