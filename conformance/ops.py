@@ -3,7 +3,8 @@
 One `OpInfo` per op, in the order of `torchlight.autograd.functions`. Each
 names the Tensor method it calls (`method`) and the Function it exercises
 (`function`); the `*Back` Functions, `Where`, `SumTo`, `GatherBack`, `Map`
-and `Zip` have no method and are called directly. The nn ops live in
+and `Zip` have no method and are called directly (`PlainPartial` through
+map's recorded backward). The nn ops live in
 `conformance/ops_nn.py`; `conformance.database` collects both.
 
 Example:
@@ -473,6 +474,13 @@ def zipped(fn: Any, ref: Any, domain: Any = D.normal, **extra: Any) -> OpInfo:
                   function="Zip", **extra)
 
 
+def plain_partial_call(x: Any, g: Any) -> Any:
+    """The recorded backward of `map(cube_plus)` at `x` for the gradient `g` (PlainPartial: linear in `g`)."""
+    leaf = x.detach().requires_grad_()
+    (out,) = tl.autograd.grad(leaf.backend.map(cube_plus)(leaf), leaf, g, create_graph=True)
+    return out
+
+
 SCALAR_FUNCTIONS = [
     mapped(scalar.exp, np.exp, D.bounded),
     mapped(scalar.ln, np.log, D.positive),
@@ -482,6 +490,12 @@ SCALAR_FUNCTIONS = [
     mapped(cube_plus, lambda x: x ** 3 + x, double_backward=False,
            double_backward_reason="second derivatives through a plain Python function raise NotImplementedError "
                                   "by design (write it with torchlight.scalar functions)"),
+    OpInfo("map_cube_plus_backward", plain_partial_call, lambda x, g: g * (3.0 * x ** 2 + 1.0), (
+        Case("same_shape", ((3, 4), (3, 4)), grad=(False, True), forward_only=True,
+             note="its graph reaches x, where a derivative is the plain function's second: it raises "
+                  "(jvps through it, in g alone: tests/test_ops.py::test_exempt_ops_give_jvps)"),
+        Case("vector", ((5,), (5,)), grad=(False, True), forward_only=True),
+    ), function=("Mul", "PlainPartial")),
     zipped(scalar.mul, operator.mul),
     zipped(scalar.div, operator.truediv, D.away_from_zero),
     zipped(scalar.pow, np.power, (D.positive, D.bounded)),
