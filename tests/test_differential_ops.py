@@ -132,14 +132,18 @@ def test_an_empty_index_list_selects_nothing(key, backend, device):
                                  slice(99, None, -1), slice(-99, None, -1), slice(2, -99, -2), slice(None, None, 9),
                                  (slice(None), slice(5, 10)), (0, slice(-10, 10, 2)), (Ellipsis, slice(-5, None))])
 def test_slice_bounds_past_the_ends_are_clipped_as_numpy(key, backend, device):
-    host = np.arange(12.0).reshape(4, 3)
+    _check_as_numpy(np.arange(12.0).reshape(4, 3), key, backend, device)
+
+
+def _check_as_numpy(host, key, backend, device):
+    """x[key] and its gradient (for distinct weights) equal NumPy's host[key] and its scatter-add."""
     x = leaf(host, backend, device)
     out = x[key]
     np.testing.assert_array_equal(out.numpy(), host[key])
     weights = np.arange(1.0, host[key].size + 1).reshape(host[key].shape)
     (out * tl.tensor(weights, backend=backend, device=device)).sum().backward()
     expected = np.zeros_like(host)
-    expected[key] = weights
+    np.add.at(expected, key, weights)
     np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
@@ -161,15 +165,7 @@ def test_an_index_array_apart_from_integers_puts_its_dims_first_as_numpy(key, ba
     # NumPy's rule: integers and an index array not next to each other send the array's dims
     # first (x[0, :, [0, 1]] is (2, 5)); the rewrite for array_api_strict (and torch's own
     # indexing) kept them in place, (5, 2), so the shape depended on the backend
-    host = np.arange(120.0).reshape(4, 5, 3, 2)
-    x = leaf(host, backend, device)
-    out = x[key]
-    np.testing.assert_array_equal(out.numpy(), host[key])
-    weights = np.arange(1.0, host[key].size + 1).reshape(host[key].shape)
-    (out * tl.tensor(weights, backend=backend, device=device)).sum().backward()
-    expected = np.zeros_like(host)
-    np.add.at(expected, key, weights)
-    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    _check_as_numpy(np.arange(120.0).reshape(4, 5, 3, 2), key, backend, device)
 
 
 # ---------------------------------------------------------------------- full
