@@ -290,6 +290,26 @@ def comparison(name: str, fn: Any) -> OpInfo:
 
 COMPARISONS = [comparison(f"__{n}__", getattr(operator, n)) for n in ("lt", "le", "gt", "ge", "eq", "ne")]
 
+
+def mask_op(name: str, fn: Any, right: bool = False) -> OpInfo:
+    """`&`, `|`, `^` of masks made by comparisons (how tl.where's condition is built); `right`: the reflected dunder."""
+
+    def masks(a: Any, b: Any = None, number: float | None = None) -> Any:
+        left = a > 0.0
+        other = b < 0.5 if number is None else number > 0.5  # a mask, or a Python bool
+        if right:
+            return fn(other, left) if number is not None else getattr(other, name)(left)
+        return fn(left, other)
+
+    return OpInfo(name, masks, masks, COMPARE_CASES, method=name, differentiable=False, output_dtype="bool")
+
+
+COMPARISONS += [mask_op(f"__{r}{n}__", getattr(operator, f"{n}_" if n != "xor" else n), right=bool(r))
+                for n in ("and", "or", "xor") for r in ("", "r")] + [
+    OpInfo("__invert__", lambda x: ~(x > 0.0), lambda x: ~(x > 0.0), UNARY[:3], method="__invert__",
+           differentiable=False, output_dtype="bool"),
+]
+
 # ------------------------------------------------------------- softmax
 SOFTMAX_CASES = (
     Case("1d", ((5,),)),
