@@ -479,7 +479,7 @@ class Tensor:
             dtype = self.data.dtype
             if isinstance(other, float) and not backend.is_floating(dtype):
                 dtype = backend.default_float(device)
-            elif type(other) is int and backend.xp.isdtype(dtype, "bool"):
+            elif type(other) is int and not backend.is_floating(dtype) and backend.xp.isdtype(dtype, "bool"):
                 dtype = None  # the default integer (NumPy 2): `mask + 2` is not `mask + True`
             return _number_tensor(backend, other, dtype, device)
         return Tensor._wrap(backend.asarray(other, device=device), backend)
