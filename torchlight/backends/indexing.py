@@ -78,8 +78,10 @@ def take(xp: Any, array: Any, key: Any) -> Any:
 def _maybe_special(key: Any) -> bool:
     """A quick look for what `apart` and `_starts_before` check (most keys have neither):
     a backwards slice, or integers beside an array."""
+    if type(key) is not tuple:  # one entry (`x[0]`, `x[1:3]`): never integers beside an array
+        return type(key) is slice and key.step is not None and key.step < 0
     has_int = has_array = False
-    for k in key if type(key) is tuple else (key,):
+    for k in key:
         kind = type(k)
         if kind is int:
             has_int = True
