@@ -280,7 +280,7 @@ class Module:
                 target, value = getattr(module, attr), state_dict[name]
                 data = tensor(value, backend=target.backend, device=target.device).data
                 if data is (value.data if isinstance(value, Tensor) else value):  # not moved: copy, as PyTorch's copy_
-                    data = target.backend.xp.asarray(data, copy=True)
+                    data = target.backend.copy(data)
                 target.data = data
         return missing, unexpected
 
