@@ -7,8 +7,11 @@ is made of, for the targets torchlight misses, with the same data:
   node's `chain_rule` (backward), in microseconds, and the engine's walk
   (sort, dictionaries, accumulation) as the rest of a whole backward.
 - W3: each node's `chain_rule` in the order the engine runs them, the rest
-  of the walk (gradient sums, the leaves' `.grad`), and the peak extra
-  memory of forward and of backward (tracemalloc).
+  of the walk (gradient sums, the leaves' `.grad`), the peak extra
+  memory of forward and of backward (tracemalloc), and the page faults of
+  a forward and a backward against the hand-written NumPy's whole step
+  (fresh memory from the system costs a fault per page touched: glibc
+  hands a freed 16 MB array back once 32 MB lie free at the heap's top).
 - W5 on 0-d tensors: forward and backward with the garbage collector on
   and off, and the tracked objects the graph holds per node.
 
@@ -163,6 +166,41 @@ def w3_nodes(size: int | None = None, repeat: int = 7) -> dict[str, Any]:
     return best
 
 
+def _faults() -> int:
+    """Minor page faults of this process so far (0 where `resource` is missing: not Unix)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def w3_faults(size: int | None = None, repeat: int = 7) -> dict[str, float]:
+    """Median page faults of W3: torchlight's forward and backward, and the whole hand-written step."""
+    from bench.peers import Env
+    from bench.peers.numpy_hand import make
+
+    d = w3_data()
+    if size is not None:
+        d = {k: v[:size] for k, v in d.items()}
+    x, w = (tl.tensor(d[k], requires_grad=True) for k in "xw")
+    by_hand = make("W3", d, Env(xp=np)).run
+    counts: dict[str, list[int]] = {"forward": [], "backward": [], "by hand": []}
+    for _ in range(repeat):
+        start = _faults()
+        loss = w3_loss(x, w)
+        middle = _faults()
+        loss.backward()
+        end = _faults()
+        x.grad = w.grad = None
+        del loss
+        by_hand()
+        counts["forward"].append(middle - start)
+        counts["backward"].append(end - middle)
+        counts["by hand"].append(_faults() - end)
+    return {k: float(np.median(v)) for k, v in counts.items()}
+
+
 def w5_gc(length: int = W5_LENGTH, repeat: int = 3) -> dict[str, float]:
     """W5 on 0-d tensors, seconds: forward and backward with the collector on and off; objects per node."""
     x = tl.tensor(np.asarray(0.5), requires_grad=True)
@@ -217,6 +255,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  peak extra memory: forward {result['forward_peak_mb']:.1f} MB; "
               f"held by the graph after it {result['held_after_forward_mb']:.1f} MB; "
               f"backward {result['backward_peak_mb']:.1f} MB")
+        faults = w3_faults()
+        print(f"  page faults (median of 7): forward {faults['forward']:.0f}, backward {faults['backward']:.0f}; "
+              f"NumPy by hand, forward and backward {faults['by hand']:.0f}")
     if "W5" in only:
         result = w5_gc()
         print("W5 on 0-d tensors, seconds (fastest of 3): "

@@ -127,3 +127,16 @@ def test_the_profile_walks_w3_node_by_node_and_counts_w5_objects() -> None:
     # a History and its inputs tuple per node: Add's backward reads nothing of its
     # context, so every Add shares one (as they share the needs_input_grad tuple)
     assert 1.9 < counts["tracked objects per node"] < 2.1
+
+
+def test_the_profile_counts_w3_page_faults() -> None:
+    """Fresh memory touched shows as faults (where `resource` exists); W3's three counts come back."""
+    pytest.importorskip("resource")
+    from bench.profile import _faults, w3_faults
+
+    before = _faults()
+    fresh = np.ones(8_000_000)  # 64 MB from mmap: new pages (2 MB each where huge pages are on)
+    assert _faults() - before >= 32 and fresh[-1] == 1.0
+    counts = w3_faults(size=1000, repeat=1)
+    assert sorted(counts) == ["backward", "by hand", "forward"]
+    assert all(v >= 0 for v in counts.values())
