@@ -837,14 +837,13 @@ class LogSumExp(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
         xp = a.backend.xp
-        if any(a.shape[d] == 0 for d in dims):  # no max to shift by; log of an empty sum
-            ctx.save_for_backward(a, dims)
-            out = xp.full(_kept_shape(a.shape, dims), -math.inf, dtype=a.dtype, device=a.device)
-            return _reduced(a, out, dims, keepdim)
-        top = xp.max(a.data, axis=dims, keepdims=True)
-        top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
-        out = xp.log(xp.sum(xp.exp(a.data - top), axis=dims, keepdims=True)) + top
         ctx.save_for_backward(a, dims)
+        if any(a.shape[d] == 0 for d in dims):  # no max to shift by; log of an empty sum
+            out = xp.full(_kept_shape(a.shape, dims), -math.inf, dtype=a.dtype, device=a.device)
+        else:
+            top = xp.max(a.data, axis=dims, keepdims=True)
+            top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
+            out = xp.log(xp.sum(xp.exp(a.data - top), axis=dims, keepdims=True)) + top
         return _reduced(a, out, dims, keepdim)
 
     @staticmethod
