@@ -798,8 +798,7 @@ class Tensor:
             >>> round(tl.tensor([1000.0, 1000.0]).logsumexp(0).item(), 4)    # 1000 + log 2
             1000.6931
         """
-        if not self.backend.is_floating(self.dtype):
-            raise TypeError(f"logsumexp: the input must have a floating-point dtype, not {self.dtype}")
+        _check_floating("logsumexp", self)
         return F.LogSumExp.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
 
     def norm(self, p: float | str = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -819,8 +818,7 @@ class Tensor:
             ([[0.6, -0.8], [0.0, 0.0]], 4.0)
         """
         p = _norm_order(p)
-        if not self.backend.is_floating(self.dtype):
-            raise TypeError(f"norm: the input must have a floating-point dtype, not {self.dtype}")
+        _check_floating("norm", self)
         dims = F.normalize_dims(dim, self.ndim)
         if p == 1:
             return self.abs().sum(dims, keepdim)
