@@ -996,6 +996,107 @@ INVERSE_AND_NORMS = [
            method="norm", function=("Norm", "Abs", "Max", "Min")),
 ]
 
+# ------------------------------------ flip, roll, tile, repeat, split, chunk, //, %
+def flip_call(x: Any, dims: Any = None, as_sequence: bool = False) -> Any:
+    """`x.flip()` (every dim), `x.flip(*dims)` or `x.flip(dims)` (one sequence)."""
+    return x.flip() if dims is None else x.flip(dims) if as_sequence else x.flip(*dims)
+
+
+def flip_ref(x: np.ndarray, dims: Any = None, as_sequence: bool = False) -> np.ndarray:
+    return np.flip(x, axis=None if dims is None else tuple(d % max(x.ndim, 1) for d in dims) if x.ndim else ())
+
+
+def torch_split_sizes(n: int, arg: Any) -> list[int]:
+    """PyTorch's piece sizes: an int is each piece's size (the last smaller), a list the sizes."""
+    if not isinstance(arg, int):
+        return list(arg)
+    return [min(arg, n - start) for start in range(0, n, arg)] if n else [0]
+
+
+def pieces_value(pieces: Any, join: Any) -> Any:
+    """Piece i flattened and scaled by i + 1, joined, times the count: a piece's bounds or order,
+    or the number of pieces, changes the value."""
+    return join([p.reshape(-1) * float(i + 1) for i, p in enumerate(pieces)]) * float(len(pieces))
+
+
+def split_ref(x: np.ndarray, size: Any, dim: int = 0) -> np.ndarray:
+    sizes = torch_split_sizes(x.shape[dim], size)
+    return pieces_value(np.split(x, np.cumsum(sizes)[:-1], axis=dim), np.concatenate)
+
+
+def chunk_ref(x: np.ndarray, chunks: int, dim: int = 0) -> np.ndarray:
+    n = x.shape[dim]
+    return split_ref(x, [0] * chunks if n == 0 else -(-n // chunks), dim)
+
+
+REARRANGING = [
+    shaped("flip", flip_call, flip_ref, "Flip", (
+        Case("1d", ((5,),), kwargs={"dims": (0,)}),
+        Case("rows", ((3, 4),), kwargs={"dims": (1,)}),
+        Case("two_dims", ((2, 3, 4),), kwargs={"dims": (0, 2)}),
+        Case("every_dim", ((2, 3, 4),), note="no dims: every dim, as np.flip(x)"),
+        Case("sequence", ((3, 4),), kwargs={"dims": [-1, 0], "as_sequence": True}, note="x.flip([-1, 0])"),
+        Case("0d", ((),), kwargs={"dims": (0,)}),
+        Case("empty", ((0, 3),), kwargs={"dims": (0,)}),
+        Case("bad_dim", ((3, 4),), kwargs={"dims": (2,)}, raises=IndexError, match="dim 2 is out of range"),
+        Case("dim_twice", ((3, 4),), kwargs={"dims": (0, -2)}, raises=ValueError, match="names a dimension twice"),
+    )),
+    shaped("roll", lambda x, shifts, dims=None: x.roll(shifts, dims),
+           lambda x, shifts, dims=None: np.roll(x, shifts, axis=dims), "Roll", (
+               Case("1d", ((5,),), kwargs={"shifts": 2, "dims": 0}),
+               Case("flattened", ((3, 4),), kwargs={"shifts": 5}, note="no dims: the flattened tensor rolls"),
+               Case("negative", ((3, 4),), kwargs={"shifts": -1, "dims": 1}),
+               Case("two_dims", ((2, 3, 4),), kwargs={"shifts": (1, -2), "dims": (0, 2)}),
+               Case("one_shift_two_dims", ((3, 4),), kwargs={"shifts": 1, "dims": (0, 1)},
+                    note="one int for every dim, as NumPy (PyTorch raises)"),
+               Case("past_the_end", ((5,),), kwargs={"shifts": 7, "dims": -1}),
+               Case("0d", ((),), kwargs={"shifts": 3}),
+               Case("empty", ((0, 3),), kwargs={"shifts": 1, "dims": 0}),
+               Case("shifts_dims_mismatch", ((3, 4),), kwargs={"shifts": (1, 2), "dims": (0,)}, raises=ValueError,
+                    match="roll: 2 shifts (1, 2) for 1 dims (0,)"),
+               Case("bad_dim", ((3, 4),), kwargs={"shifts": 1, "dims": 2}, raises=IndexError, match="out of range"),
+           )),
+    shaped("tile", lambda x, reps: x.tile(*reps), np.tile, "Tile", (
+        Case("1d", ((3,),), kwargs={"reps": (2,)}),
+        Case("2d", ((2, 3),), kwargs={"reps": (2, 3)}),
+        Case("fewer_reps", ((2, 3),), kwargs={"reps": (2,)}, note="padded with 1s in front (the last dim repeats)"),
+        Case("more_reps", ((3,),), kwargs={"reps": (2, 1, 2)}, note="new leading dims"),
+        Case("0d", ((),), kwargs={"reps": (3,)}),
+        Case("zero_reps", ((2, 3),), kwargs={"reps": (0, 2)}),
+        Case("empty", ((0, 3),), kwargs={"reps": (2, 2)}),
+        Case("negative", ((3,),), kwargs={"reps": (-1,)}, raises=ValueError, match="tile: repetitions (-1,)"),
+    )),
+    shaped("repeat", lambda x, sizes: x.repeat(*sizes), lambda x, sizes: np.tile(x, sizes), "Tile", (
+        Case("2d", ((2, 3),), kwargs={"sizes": (2, 3)}),
+        Case("new_dims", ((2, 3),), kwargs={"sizes": (2, 1, 2)}),
+        Case("0d", ((),), kwargs={"sizes": (2, 3)}),
+        Case("fewer_sizes", ((2, 3),), kwargs={"sizes": (2,)}, raises=ValueError, match="repeat: 1 sizes (2,)",
+             note="PyTorch raises too; NumPy's element-wise repeat is another op"),
+    )),
+    shaped("split", lambda x, size, dim=0: pieces_value(x.split(size, dim), tl.cat), split_ref, "Gather", (
+        Case("size", ((5,),), kwargs={"size": 2}, note="pieces of 2, the last of 1"),
+        Case("size_divides", ((6, 2),), kwargs={"size": 3}),
+        Case("sections", ((5,),), kwargs={"size": [1, 4]}),
+        Case("dim1", ((3, 5),), kwargs={"size": 2, "dim": 1}),
+        Case("sections_negative_dim", ((2, 3, 4),), kwargs={"size": [1, 3], "dim": -1}),
+        Case("empty_section", ((4,),), kwargs={"size": [0, 4]}),
+        Case("empty", ((0, 3),), kwargs={"size": 2}, note="one empty piece, as PyTorch"),
+        Case("sections_sum", ((5,),), kwargs={"size": [2, 2]}, raises=ValueError,
+             match="must be non-negative and sum to 5"),
+        Case("zero_size", ((5,),), kwargs={"size": 0}, raises=ValueError, match="split: split_size 0 must be positive"),
+        Case("0d", ((),), kwargs={"size": 1}, raises=ValueError, match="split: a 0-d tensor"),
+        Case("bad_dim", ((3, 4),), kwargs={"size": 1, "dim": 2}, raises=IndexError, match="out of range"),
+    )),
+    shaped("chunk", lambda x, chunks, dim=0: pieces_value(x.chunk(chunks, dim), tl.cat), chunk_ref, "Gather", (
+        Case("even", ((6,),), kwargs={"chunks": 3}),
+        Case("uneven", ((5,),), kwargs={"chunks": 4}, note="3 pieces of ceil(5 / 4) = 2, 2, 1, as PyTorch"),
+        Case("more_chunks_than_elements", ((2, 3),), kwargs={"chunks": 5}),
+        Case("dim1", ((3, 5),), kwargs={"chunks": 2, "dim": 1}),
+        Case("empty", ((0, 3),), kwargs={"chunks": 2}, note="two empty pieces, as PyTorch"),
+        Case("zero_chunks", ((4,),), kwargs={"chunks": 0}, raises=ValueError, match="chunk: chunks must be positive"),
+    )),
+]
+
 OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING
                      + BACKWARD_HELPERS + SCALAR_FUNCTIONS + COPIES + TRANSFORMS + ARRAY_OPS + MATH
-                     + INVERSE_AND_NORMS)
+                     + INVERSE_AND_NORMS + REARRANGING)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -934,6 +935,132 @@ class Tensor:
 
     broadcast_to = expand
 
+    def flip(self, *dims: int) -> Tensor:
+        """The order of the elements reversed along `dims` (ints, or one sequence); all dims when none is given.
+
+        PyTorch's `x.flip(dims)`; with no dims NumPy's `np.flip(x)` (every axis).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[1.0, 2.0], [3.0, 4.0]]).flip(1).tolist()
+            [[2.0, 1.0], [4.0, 3.0]]
+        """
+        every = not dims
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        return F.Flip.apply(self, F.normalize_dims(None if every else dims, self.ndim))
+
+    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+        """The elements shifted by `shifts` along `dims`, those pushed off the end coming back at the start.
+
+        PyTorch's and NumPy's `roll`: `dims` None rolls the flattened tensor
+        (then `shifts` is one int); otherwise one shift per dim, or one int
+        for every dim (as NumPy).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([1.0, 2.0, 3.0, 4.0]).roll(1).tolist()
+            [4.0, 1.0, 2.0, 3.0]
+        """
+        if dims is None:
+            if not hasattr(shifts, "__index__"):
+                raise ValueError(f"roll: shifts {shifts} without dims: give one int (the flattened tensor rolls)")
+            return F.Roll.apply(self, operator.index(shifts), None)
+        axes = (dims,) if hasattr(dims, "__index__") else tuple(dims)
+        steps = (shifts,) * len(axes) if hasattr(shifts, "__index__") else tuple(shifts)
+        if len(steps) != len(axes):
+            raise ValueError(f"roll: {len(steps)} shifts {tuple(steps)} for {len(axes)} dims {axes}")
+        for d in axes:
+            F.normalize_dims(d, self.ndim)  # IndexError out of range
+        if not axes or self.ndim == 0:  # nothing to move (the namespace's roll refuses no axes)
+            return F.Roll.apply(self, 0, None)
+        axes = tuple(operator.index(d) % self.ndim for d in axes)
+        return F.Roll.apply(self, tuple(operator.index(s) for s in steps), axes)
+
+    def tile(self, *reps: int) -> Tensor:
+        """`reps[i]` copies along each dim (`np.tile`, `torch.tile`); fewer reps than dims are padded with 1s
+        in front, more add leading dims. The gradient sums the copies.
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([1.0, 2.0]).tile(2).tolist()
+            [1.0, 2.0, 1.0, 2.0]
+        """
+        if len(reps) == 1 and isinstance(reps[0], (tuple, list)):
+            reps = tuple(reps[0])
+        reps = tuple(operator.index(r) for r in reps)
+        if any(r < 0 for r in reps):
+            raise ValueError(f"tile: repetitions {reps} must not be negative")
+        return F.Tile.apply(self, (1,) * (self.ndim - len(reps)) + reps)
+
+    def repeat(self, *sizes: int) -> Tensor:
+        """PyTorch's `repeat`: `sizes[i]` copies along each dim, at least one size per dim (as `tile`).
+
+        NumPy's `x.repeat(n)` repeats each element instead (PyTorch's
+        `repeat_interleave`): this is not it, hence fewer sizes than dims raise.
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([1.0, 2.0]).repeat(2, 2).tolist()
+            [[1.0, 2.0, 1.0, 2.0], [1.0, 2.0, 1.0, 2.0]]
+        """
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        if len(sizes) < self.ndim:
+            raise ValueError(f"repeat: {len(sizes)} sizes {tuple(sizes)} for a tensor of shape {self.shape}: "
+                             "give one per dim (PyTorch's repeat is np.tile; NumPy's element-wise repeat is "
+                             "not this)")
+        return self.tile(*sizes)
+
+    def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """Pieces along `dim`, as PyTorch's `split`: an int is the size of each piece (the last
+        may be smaller), a sequence the sizes of the pieces (summing to the dim's size).
+
+        NumPy's `np.split(x, n)` (n equal pieces) is `x.chunk(n)`; its split
+        indices are the sizes' running sum. Each piece is a slice (one Gather
+        node): the backward of k pieces scatters k gradients of the whole size.
+
+        Example:
+            >>> import torchlight as tl
+            >>> [p.tolist() for p in tl.tensor([1.0, 2.0, 3.0, 4.0, 5.0]).split(2)]
+            [[1.0, 2.0], [3.0, 4.0], [5.0]]
+        """
+        axis = _split_axis("split", self, dim)
+        n = self.shape[axis]
+        if hasattr(split_size_or_sections, "__index__"):
+            size = operator.index(split_size_or_sections)
+            if size <= 0 and not (size == 0 and n == 0):
+                raise ValueError(f"split: split_size {size} must be positive (0 only for an empty dim)")
+            sizes = [min(size, n - start) for start in range(0, n, size)] if n else [0]
+        else:
+            sizes = [operator.index(s) for s in split_size_or_sections]
+            if any(s < 0 for s in sizes) or sum(sizes) != n:
+                raise ValueError(f"split: sizes {sizes} must be non-negative and sum to {n}, the size of dim "
+                                 f"{dim} of a tensor of shape {self.shape}")
+        lead, start, pieces = (slice(None),) * axis, 0, []
+        for size in sizes:
+            pieces.append(F.Gather.apply(self, lead + (slice(start, start + size),)))
+            start += size
+        return tuple(pieces)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """`chunks` pieces along `dim` as PyTorch's `chunk`: each of size ceil(n / chunks), the last
+        smaller, so there may be fewer than `chunks` (`np.array_split` balances the sizes instead).
+
+        Example:
+            >>> import torchlight as tl
+            >>> [p.tolist() for p in tl.tensor([1.0, 2.0, 3.0, 4.0, 5.0]).chunk(4)]
+            [[1.0, 2.0], [3.0, 4.0], [5.0]]
+        """
+        axis = _split_axis("chunk", self, dim)
+        chunks = operator.index(chunks)
+        if chunks <= 0:
+            raise ValueError(f"chunk: chunks must be positive, not {chunks}")
+        n = self.shape[axis]
+        if n == 0:
+            return self.split([0] * chunks, axis)
+        return self.split(-(-n // chunks), axis)
+
     def softmax(self, dim: int = -1) -> Tensor:
         """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
         _check_floating("softmax", self)
@@ -957,6 +1084,14 @@ def _check_floating(op: str, x: Tensor) -> None:
     """A TypeError unless `x` is floating: an integer x - max wraps around (uint8: 0 - 1 = 255)."""
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
+
+
+def _split_axis(op: str, x: Tensor, dim: Any) -> int:
+    """`dim` of `split`/`chunk` as a non-negative axis; a 0-d tensor has none to split (as PyTorch)."""
+    if x.ndim == 0:
+        raise ValueError(f"{op}: a 0-d tensor cannot be split; it needs at least one dimension")
+    (axis,) = F.normalize_dims(dim, x.ndim)
+    return axis
 
 
 def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:

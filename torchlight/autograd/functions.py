@@ -1657,3 +1657,55 @@ class Norm(Function):
         magnitude = a.abs() + _const(a, 1.0 - nonzero)  # 1 at zeros: no 0 ** (p - 1), inf for p < 1
         ratio = (magnitude / (y + _const(y, 1.0 - y_nonzero))) ** (p - 1.0)
         return g * ratio * _const(a, xp.sign(a.data) * nonzero * y_nonzero), None, None, None
+
+
+# ------------------------- flip, roll, tile, %, // (Tensor methods and operators)
+class Flip(Function):
+    """The order of the elements along `axes` reversed (the namespace's `flip`); its own backward."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, axes: tuple[int, ...]) -> Any:
+        ctx.save_for_backward(axes)
+        return a.backend.xp.flip(a.data, axis=axes)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (axes,) = ctx.saved_tensors
+        return Flip.apply(g, axes), None
+
+
+class Roll(Function):
+    """The elements shifted by `shifts` along `axes`, wrapping around (the namespace's `roll`;
+    `axes` None rolls the flattened tensor). The backward rolls back by `-shifts`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, shifts: int | tuple[int, ...], axes: tuple[int, ...] | None) -> Any:
+        ctx.save_for_backward(shifts, axes)
+        return a.backend.xp.roll(a.data, shifts, axis=axes)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shifts, axes = ctx.saved_tensors
+        back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+        return Roll.apply(g, back, axes), None, None
+
+
+class Tile(Function):
+    """`reps[i]` copies along each axis (the namespace's `tile`), `len(reps) >= a.ndim`.
+
+    The backward sums the copies: the gradient seen as (r0, n0, r1, n1, ...)
+    summed over the r axes (Reshape and Sum, so it is differentiable again).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, reps: tuple[int, ...]) -> Any:
+        ctx.save_for_backward(a.shape, reps)
+        return a.backend.xp.tile(a.data, reps)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        shape, reps = ctx.saved_tensors
+        sizes = (1,) * (len(reps) - len(shape)) + tuple(shape)
+        pairs = tuple(n for pair in zip(reps, sizes) for n in pair)
+        copies = Sum.apply(Reshape.apply(g, pairs), tuple(range(0, len(pairs), 2)), False)
+        return Reshape.apply(copies, tuple(shape)), None
