@@ -1029,6 +1029,33 @@ def chunk_ref(x: np.ndarray, chunks: int, dim: int = 0) -> np.ndarray:
     return split_ref(x, [0] * chunks if n == 0 else -(-n // chunks), dim)
 
 
+def divisors(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """+-0.5, +-1, +-2: with `off_the_steps` dividends, a / b stays at least 0.05 from every integer
+    (the steps of // and %), also a number 2.6 divided by them."""
+    return rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], shape)
+
+
+DIVIDE_CASES = (
+    Case("same_shape", ((3, 4), (3, 4))),
+    Case("broadcast", ((3, 1), (1, 4))),
+    Case("broadcast_rank", ((2, 3, 4), (4,))),
+    Case("0d_1d", ((), (4,))),
+    Case("dividend_grad", ((3, 4), (3, 4)), grad=(True, False)),
+    Case("divisor_grad", ((3, 4), (3, 4)), grad=(False, True)),
+    Case("empty", ((0, 3), (3,))),
+    Case("signs", ((4,), (4,)), domain=(D.fixed([5.5, -5.5, 5.5, -5.5]), D.fixed([2.0, 2.0, -2.0, -2.0])),
+         note="the result takes the divisor's sign (Python, NumPy, PyTorch), unlike C's fmod"),
+)
+
+
+def dividing(name: str, fn: Any, function: str, right: bool = False) -> OpInfo:
+    """`//` or `%` (`right`: the reflected dunder), dividends off the steps, divisors +-0.5, 1, 2."""
+    number = Case("number", ((3, 4),), kwargs={"number": 2.6 if right else 2.0},
+                  domain=divisors if right else off_the_steps, note="number // x" if right else "x // 2.0")
+    return binary(name, fn, fn, function, domain=(off_the_steps, divisors), right=right,
+                  cases=DIVIDE_CASES + (number,))
+
+
 REARRANGING = [
     shaped("flip", flip_call, flip_ref, "Flip", (
         Case("1d", ((5,),), kwargs={"dims": (0,)}),
@@ -1095,6 +1122,10 @@ REARRANGING = [
         Case("empty", ((0, 3),), kwargs={"chunks": 2}, note="two empty pieces, as PyTorch"),
         Case("zero_chunks", ((4,),), kwargs={"chunks": 0}, raises=ValueError, match="chunk: chunks must be positive"),
     )),
+    dividing("__floordiv__", operator.floordiv, "FloorDivide"),
+    dividing("__rfloordiv__", operator.floordiv, "FloorDivide", right=True),
+    dividing("__mod__", operator.mod, "Remainder"),
+    dividing("__rmod__", operator.mod, "Remainder", right=True),
 ]
 
 OPS: list[OpInfo] = (ARITHMETIC + REDUCTIONS + ELEMENTWISE + COMPARISONS + SOFTMAX + SHAPES + INDEXING

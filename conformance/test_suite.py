@@ -155,7 +155,8 @@ def tensor_ops():
 
 
 OPERATORS = {f"__{n}__" for n in ("add radd sub rsub mul rmul truediv rtruediv pow rpow matmul rmatmul neg pos "
-                                  "abs lt le gt ge eq ne and rand or ror xor rxor invert getitem").split()}
+                                  "abs lt le gt ge eq ne and rand or ror xor rxor invert getitem floordiv rfloordiv "
+                                  "mod rmod").split()}
 
 
 def test_every_tensor_method_has_an_entry():

@@ -501,6 +501,12 @@ class Tensor:
     __truediv__ = _operator(F.Div)
     __rtruediv__ = _operator(F.Div, reverse=True)
     __rpow__ = _operator(F.Pow, reverse=True)
+    # `//` and `%` as Python, NumPy and PyTorch: floor division, and the remainder with the sign of
+    # the divisor; `//` is a step function (gradient 0), `%` has d/da = 1, d/db = -(a // b)
+    __floordiv__ = _operator(F.FloorDivide)
+    __rfloordiv__ = _operator(F.FloorDivide, reverse=True)
+    __mod__ = _operator(F.Remainder)
+    __rmod__ = _operator(F.Remainder, reverse=True)
 
     def __pow__(self, exponent: Any) -> Tensor:
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):

@@ -1709,3 +1709,47 @@ class Tile(Function):
         pairs = tuple(n for pair in zip(reps, sizes) for n in pair)
         copies = Sum.apply(Reshape.apply(g, pairs), tuple(range(0, len(pairs), 2)), False)
         return Reshape.apply(copies, tuple(shape)), None
+
+
+class FloorDivide(Function):
+    """`a // b`, floor(a / b) computed exactly (the arrays' `//`: the standard's `floor_divide`), broadcasting.
+
+    A step function, as `floor`: the gradient is 0 for both inputs (as
+    `torch.div(a, b, rounding_mode="floor")` and JAX; PyTorch's `//` raises
+    at backward instead). Remainder's backward uses it for the quotient.
+    """
+
+    _shares_context = True  # its backward reads no saved value
+    kernel = staticmethod(operator.floordiv)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return FloorDivide.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        xp = g.backend.xp
+        return tuple(_const(g, xp.zeros_like(g.data)) if need else None for need in ctx.needs_input_grad)
+
+
+class Remainder(Function):
+    """`a % b` with the sign of b (the arrays' `%`: the standard's, NumPy's and PyTorch's
+    `remainder`, Python's `%`), broadcasting: a - b * floor(a / b).
+
+    d/da = 1 and d/db = -floor(a / b) (PyTorch's); the quotient is
+    FloorDivide's, so under `create_graph` the gradient of b stays
+    connected to a and b, with derivative 0.
+    """
+
+    kernel = staticmethod(operator.mod)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return Remainder.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g if need_a else None), (-(g * FloorDivide.apply(a, b)) if need_b else None)
