@@ -179,6 +179,14 @@ def test_full_takes_its_dtype_from_the_fill_value_as_numpy(value, backend, devic
     assert out.tolist() == expected.tolist()
 
 
+@pytest.mark.parametrize("value", [np.int64(7), np.int32(-1), np.bool_(True)])
+def test_full_of_a_numpy_scalar_takes_its_kind(value, backend, device):
+    # an integer or boolean NumPy scalar is an int or a bool, as a Python one (it was the default float)
+    kind = "bool" if isinstance(value, np.bool_) else "int64"
+    out = tl.full((2,), value, backend=backend, device=device)
+    assert str(out.numpy().dtype) == kind and out.tolist() == [value.item()] * 2
+
+
 def test_full_keeps_an_explicit_dtype_and_floats_default_to_float64():
     assert str(tl.full((2,), 7, dtype="float32").dtype) == "float32"
     assert str(tl.full((2,), 0.5).dtype) == "float64"

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from torchlight import backends
 from torchlight.backends.transfer import move
 from torchlight.tensor import LEAVES_GRAPH, Tensor
@@ -117,12 +119,14 @@ def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: A
     be = backends.get(backend)
     device = be.resolve_device(device)
     xp = be.xp
+    if isinstance(value, np.generic):  # a NumPy scalar fills as the Python number it holds (the standard's fill_value)
+        value = value.item()
     if dtype is not None:
         dtype = be.resolve_dtype(dtype)
     elif fill == "full" and isinstance(value, bool):
         dtype = xp.bool
     elif fill == "full" and isinstance(value, int):
-        dtype = xp.__array_namespace_info__().default_dtypes(device=device)["integral"]
+        dtype = be.default_int(device)
     else:
         dtype = be.default_float(device)
     kwargs = {"dtype": dtype}

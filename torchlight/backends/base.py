@@ -108,6 +108,10 @@ class Backend:
         info = self.xp.__array_namespace_info__()
         return info.default_dtypes(device=device)["real floating"]
 
+    def default_int(self, device: Any = None) -> Any:
+        """The namespace's default integer dtype on `device`."""
+        return self.xp.__array_namespace_info__().default_dtypes(device=device)["integral"]
+
     def to_numpy(self, array: Any) -> np.ndarray:
         """A host NumPy copy (the one explicit device-to-host transfer)."""
         return np.asarray(array)
