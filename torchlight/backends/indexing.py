@@ -40,7 +40,7 @@ _REFUSED = (IndexError, TypeError, ValueError, AssertionError, NotImplementedErr
 def take(xp: Any, array: Any, key: Any) -> Any:
     """`array[key]` with NumPy's meaning, through the rewrites above."""
     first_error = None
-    split = native = False
+    split = False
     if _maybe_special(key):
         split = apart(key, array.ndim)
         native = not split and not _starts_before(key, array.shape)
