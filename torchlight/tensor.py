@@ -510,8 +510,8 @@ class Tensor:
 
     def __pow__(self, exponent: Any) -> Tensor:
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
-            if type(exponent) is not int and type(exponent) is not float:  # np.float64: a float with a .data
-                exponent = float(exponent)
+            if type(exponent) is not int and type(exponent) is not float:  # np.float64 ** a float32 array
+                exponent = float(exponent)  # would be float64: a Python float keeps the tensor's dtype
             return F.Pow.apply(self, exponent)
         return _power(self, exponent)
 

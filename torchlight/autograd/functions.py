@@ -90,7 +90,7 @@ def index_key(key: Any, like: Any) -> Any:
     if getattr(key, "_is_tensor", False):
         return key.data
     if isinstance(key, list) and not key:
-        return like.backend.xp.arange(0, device=like.device)
+        return like.backend.xp.arange(0, dtype=like.backend.default_int(like.device), device=like.device)
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
         return like.backend.asarray(key, device=like.device)
     return key
@@ -207,21 +207,21 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: Context, a: Any, p: Any) -> Any:
         ctx.save_for_backward(a, p)
-        return a.data ** (p.data if hasattr(p, "data") else p)
+        return a.data ** (p.data if getattr(p, "_is_tensor", False) else p)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple:
         a, p = ctx.saved_tensors
         ga = gp = None
         if ctx.needs_input_grad[0]:
-            if not hasattr(p, "data"):
+            if not getattr(p, "_is_tensor", False):  # (a NumPy scalar has a .data too)
                 ga = g * 0.0 if p == 0 else g * (a ** (p - 1) * p)
             else:  # p * a ** (p - 1) with the exponent 1 where p == 0: 0 there, and no 0 ** -1
                 xp = p.backend.xp
                 nonzero = _const(p, p.data != xp.zeros_like(p.data))
                 safe_p = Where.apply(nonzero, p, _const(p, xp.ones_like(p.data)))
                 ga = g * (a ** (safe_p - 1.0) * p)
-        if hasattr(p, "data") and ctx.needs_input_grad[1]:
+        if getattr(p, "_is_tensor", False) and ctx.needs_input_grad[1]:
             xp = a.backend.xp
             positive = a.data > 0
             safe_a = Where.apply(_const(a, positive), a, _const(a, xp.ones_like(a.data)))
