@@ -53,8 +53,8 @@ def binary_errors(function: str) -> tuple[Case, ...]:
     return (
         Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{function}: shapes (2, 3) and (4,)",
              note="names the op and both shapes"),
-        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match="two backends", other_backend=1,
-             note="names both backends and suggests .to"),
+        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match=f"{function}: tensors on two backends",
+             other_backend=1, note="names the op and both backends, and suggests .to"),
     )
 
 
@@ -722,6 +722,17 @@ def step(name: str, ref: Any, domain: Any = off_the_steps) -> OpInfo:
              note="the gradient is 0 at the jumps too (PyTorch's convention)"),))
 
 
+#: the shapes of a broadcasting pair of the elementwise-math area (tl.maximum, tl.atan2, ...)
+PAIR_SHAPES = (
+    Case("same_shape", ((3, 4), (3, 4))),
+    Case("broadcast", ((3, 1), (1, 4))),
+    Case("broadcast_rank", ((2, 3, 4), (4,))),
+    Case("0d", ((), ())),
+    Case("one_side_grad", ((3, 4), (3, 4)), grad=(False, True)),
+    Case("empty", ((0, 3), (3,))),
+)
+
+
 def extremum_call(a: Any, b: Any = None, number: float | None = None, *, name: str, free: bool) -> Any:
     other = number if b is None else b
     return getattr(tl, name)(a, other) if free else getattr(a, name)(other)
@@ -736,18 +747,11 @@ def extremum(name: str, ref: Any, function: str, free: bool) -> OpInfo:
         return share, 1.0 - share
 
     cases = (
-        Case("same_shape", ((3, 4), (3, 4))),
-        Case("broadcast", ((3, 1), (1, 4))),
-        Case("broadcast_rank", ((2, 3, 4), (4,))),
-        Case("0d", ((), ())),
-        Case("one_side_grad", ((3, 4), (3, 4)), grad=(False, True)),
-        Case("empty", ((0, 3), (3,))),
+        *PAIR_SHAPES,
         Case("number", ((3, 4),), kwargs={"number": 0.3}, domain=lattice(0.0)),
         Case("ties", ((4,), (4,)), domain=(D.fixed(tie_a), D.fixed(tie_b)), grad_reference=ties,
              double_backward=False, note="equal inputs get half the gradient each (PyTorch's convention)"),
-        Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{name}: shapes (2, 3) and (4,)"),
-        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match=f"{name}: tensors on two backends",
-             other_backend=1),
+        *binary_errors(name),
     )
     return OpInfo(f"tl.{name}" if free else name,
                   lambda *args, **kw: extremum_call(*args, name=name, free=free, **kw),
@@ -867,18 +871,11 @@ def pair(name: str, ref: Any, function: str, free: bool, domain: Any, extra_case
     op = raised_as or name
     number_left = (Case("number_left", ((3, 4),), kwargs={"left": 1.5}, note="tl.name(number, tensor)"),)
     cases = (
-        Case("same_shape", ((3, 4), (3, 4))),
-        Case("broadcast", ((3, 1), (1, 4))),
-        Case("broadcast_rank", ((2, 3, 4), (4,))),
-        Case("0d", ((), ())),
-        Case("one_side_grad", ((3, 4), (3, 4)), grad=(False, True)),
-        Case("empty", ((0, 3), (3,))),
+        *PAIR_SHAPES,
         Case("number", ((3, 4),), kwargs={"number": -1.5}),
         *(number_left if free else ()),
         *extra_cases,
-        Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match=f"{op}: shapes (2, 3) and (4,)"),
-        Case("two_backends", ((3,), (3,)), raises=tl.BackendError, match=f"{op}: tensors on two backends",
-             other_backend=1),
+        *binary_errors(op),
     )
 
     def reference(a: np.ndarray, b: Any = None, number: float | None = None, left: float | None = None) -> Any:
