@@ -1106,9 +1106,9 @@ def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
     An empty tensor reduced over non-empty dims is fine: `zeros(2, 0).max(0)` has shape (0,).
     """
     dims = F.normalize_dims(dim, x.ndim)
-    if any(x.shape[d] == 0 for d in dims):
-        raise ValueError(f"{op}: the tensor of shape {x.shape} is empty along dim "
-                         f"{next(d for d in dims if x.shape[d] == 0)} ({op} has no identity)")
+    empty = next((d for d in dims if x.shape[d] == 0), None)
+    if empty is not None:
+        raise ValueError(f"{op}: the tensor of shape {x.shape} is empty along dim {empty} ({op} has no identity)")
     return dims
 
 

@@ -213,7 +213,7 @@ class Module:
         if not isinstance(mode, bool):
             raise ValueError(f"train: the training mode is expected to be boolean, not {mode!r}")
         for module in self.modules():
-            object.__setattr__(module, "training", bool(mode))
+            object.__setattr__(module, "training", mode)
         return self
 
     def eval(self) -> Module:
