@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import operator
@@ -449,6 +450,43 @@ class Tensor:
 
     def __int__(self) -> int:
         return int(self.item())
+
+    def __index__(self) -> int:
+        """A 0-d integer tensor as a Python int, wherever one is wanted (`items[i]`, `range(n)`, a dim)."""
+        if self.ndim != 0 or not self.backend.xp.isdtype(self.dtype, "integral"):
+            raise TypeError(f"only a 0-d integer tensor can be used as an index, not one of shape {self.shape} "
+                            f"and dtype {self.dtype}")
+        return operator.index(self.item())
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its number (`f"{loss:.4f}"`, as PyTorch); any other as `str(t)`."""
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    # ------------------------------------------------------------- copying
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A leaf's copy (`copy.deepcopy`): its own array, `requires_grad` and a copy of `.grad`.
+
+        As in PyTorch, a tensor with history refuses: the copy would have to
+        copy the graph that made it. Copy `t.detach()` instead, or deep-copy
+        the leaves (a Module's parameters are leaves, so models copy).
+        """
+        if self.history is not None:
+            raise RuntimeError("only leaf tensors (made by you, not by an op) can be deep-copied; "
+                               "deep-copy x.detach() instead, which has the same values and no history")
+        new = _rebuild(type(self), self.backend, self.backend.copy(self.data), self.requires_grad)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        if hasattr(self, "__dict__"):  # a subclass's own attributes
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        """Pickle (and `copy.copy`) the array and `requires_grad`, as PyTorch: the history and `.grad` are dropped."""
+        state = self.__dict__ if hasattr(self, "__dict__") else None
+        return _rebuild, (type(self), self.backend, self.data, self.requires_grad), state
 
     __hash__ = object.__hash__
 
@@ -1090,6 +1128,18 @@ def _check_floating(op: str, x: Tensor) -> None:
     """A TypeError unless `x` is floating: an integer x - max wraps around (uint8: 0 - 1 = 255)."""
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
+
+
+def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:
+    """A leaf of class `cls` (Tensor, Parameter, ...) around `data`: what pickling and copying make."""
+    t = object.__new__(cls)
+    t.data = data
+    t.backend = backend
+    t.requires_grad = requires_grad
+    t.history = None
+    t._grad = None
+    t._retains_grad = False
+    return t
 
 
 def _split_axis(op: str, x: Tensor, dim: Any) -> int:

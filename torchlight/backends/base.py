@@ -54,6 +54,21 @@ class Backend:
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
 
+    # A backend is the registry's one instance of its name (it holds the
+    # library's module, which cannot be pickled): a copy is the backend
+    # itself, and a pickle names it, so that tensors and models can be
+    # copied (`copy.deepcopy(model)`) and pickled.
+    def __reduce__(self) -> tuple:
+        from torchlight import backends
+
+        return backends.get, (self.name,)
+
+    def __copy__(self) -> Backend:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Backend:
+        return self
+
     # ----------------------------------------------------------------- arrays
     def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
         """Make an array of this library (no copy when `data` already is one)."""
