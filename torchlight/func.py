@@ -490,7 +490,7 @@ def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
     vjps = autograd_grad([out], trace.inputs, [u], create_graph=True, retain_graph=True, allow_unused=True)
     blocks = []
     for x, g in zip(trace.inputs, vjps):
-        if g is None or not g.requires_grad:
+        if g is None or not g.requires_grad or x.size == 0:  # an empty x has no column to stack
             blocks.append(_zeros_of(x, out.shape + x.shape))
             continue
         columns = [autograd_grad([g], [u], [_onehot(x, j)], retain_graph=True, create_graph=trace.nested,
