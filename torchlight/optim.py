@@ -83,16 +83,36 @@ class Optimizer:
                     p.zero_grad_()
 
     def step(self) -> None:
-        """One update of every parameter that has a gradient, without recording history."""
+        """One update of every parameter that has a gradient, without recording history.
+
+        Each group's hyper-parameters are read as Python numbers (`_plain`), so that the
+        parameter's dtype decides the result's, as PyTorch's numbers do.
+        """
         with grad_mode.no_grad():
             for group in self.param_groups:
+                settings = {name: _plain(value) for name, value in group.items() if name != "params"}
                 for p in group["params"]:
                     if p.grad is not None:
                         state = self.state.setdefault(id(p), {})
-                        p.data = self._update(p.backend.xp, p.data, p.grad.data, state, group)
+                        p.data = self._update(p.backend.xp, p.data, p.grad.data, state, settings)
 
     def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+
+def _plain(value: Any) -> Any:
+    """A hyper-parameter as a Python float (a bool stays one; betas a tuple of floats).
+
+    A schedule's NumPy scalar or 0-d array (np.float64(0.1)) times a float32
+    array is float64 under NumPy's rules, and array_api_strict refuses it;
+    a Tensor lr would leave a Tensor in `.data`. A Python float takes the
+    array's dtype.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    return float(value)
 
 
 def _check(name: str, value: float, low: float, high: float = math.inf, inclusive_high: bool = False) -> None:
