@@ -186,6 +186,19 @@ def test_hyper_parameters_of_any_number_type_keep_a_float32_model_float32(backen
     np.testing.assert_array_equal(results[1], results[0])
 
 
+def test_a_parameter_group_dict_stays_the_optimizer_s_own():
+    """As PyTorch, param_groups holds the dicts it was given (defaults filled in), so a
+    learning rate set in one of them is used; a copy silently dropped the change."""
+    w = nn.Parameter(tl.tensor([1.0]))
+    head = {"params": [w], "lr": 0.5}
+    optimizer = tl.optim.SGD([head], lr=0.1, momentum=0.0)
+    assert optimizer.param_groups[0] is head and head["momentum"] == 0.0
+    head["lr"] = 0.25
+    (w * 2.0).sum().backward()
+    optimizer.step()
+    assert w.tolist() == [0.5]
+
+
 def test_resuming_from_a_checkpoint_halfway_gives_the_same_trajectory(tmp_path):
     """Plain SGD keeps no state, so the model's checkpoint is all a resumed run needs: bit for bit."""
     tl.manual_seed(3)

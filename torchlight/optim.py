@@ -53,7 +53,10 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, group: dict[str, Any]) -> None:
-        """Add a group of parameters, with hyper-parameters defaulting to the optimizer's."""
+        """Add a group of parameters, with hyper-parameters defaulting to the optimizer's.
+
+        The dict becomes the group (filled in with the defaults), as in PyTorch.
+        """
         params = group["params"]
         params = [params] if isinstance(params, Tensor) else list(params)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
@@ -71,7 +74,11 @@ class Optimizer:
         unknown = set(group) - set(self.defaults) - {"params"}
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown hyper-parameter(s) {sorted(unknown)}")
-        self.param_groups.append({**self.defaults, **group, "params": params})
+        # the caller's dict itself, as PyTorch: a learning rate later set in it is the one used
+        group["params"] = params
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient (or set it to zeros)."""
