@@ -9,9 +9,11 @@ or central differences (gradcheck), never PyTorch.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import torchlight as tl
 from torchlight import func
+from torchlight.autograd import Function, GradcheckError, gradcheck, gradgradcheck
 
 
 # ------------------------------------------------ jacobian of an empty argument
@@ -24,3 +26,57 @@ def test_jacobian_by_columns_of_an_empty_argument_is_an_empty_block():
     a, b = func.jacobian(lambda a, b: (a.sum() + b) * c4, argnums=(0, 1))(np.zeros((0, 2)), np.array(2.0))
     assert a.shape == (4, 0, 2)
     np.testing.assert_allclose(b, [1.0, 2.0, 3.0, 4.0])
+
+
+# ------------------------------------------------ gradcheck's inputs and outputs
+class _ScaledSin(Function):
+    """sin(a) * k with a backward that forgets k when `forget` (a wrong gradient to catch)."""
+
+    forget = False
+
+    @staticmethod
+    def forward(ctx, a, k):
+        ctx.save_for_backward(a)
+        ctx.k = k
+        return a.backend.xp.sin(a.data) * k
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return a.cos() * g * (1.0 if _ScaledSin.forget else ctx.k), None
+
+
+def test_gradcheck_holds_a_non_tensor_input_fixed():
+    # torch.autograd.gradcheck passes numbers and tuples through; here they raised AttributeError
+    x = tl.tensor([0.5, 2.0], requires_grad=True)
+    assert gradcheck(lambda a, n: a ** n, x, 3)
+    assert gradgradcheck(lambda a, n: a ** n, x, 3)
+    assert gradcheck(lambda a, shape: a.reshape(shape).exp(), x, (2, 1))
+    assert gradcheck(_ScaledSin.apply, x, 3.0)
+    _ScaledSin.forget = True
+    try:
+        with pytest.raises(GradcheckError):
+            gradcheck(_ScaledSin.apply, x, 3.0)
+    finally:
+        _ScaledSin.forget = False
+
+
+def test_gradcheck_of_a_function_returning_a_tuple_checks_every_output():
+    x = tl.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    two = lambda a: (a.sin(), (a * a).sum())  # noqa: E731
+    assert gradcheck(two, x)
+    assert gradgradcheck(two, x)
+    assert gradcheck(lambda a: (a.exp(), a.argmax()), x)  # an integer output has no gradient to check
+    _ScaledSin.forget = True
+    try:
+        with pytest.raises(GradcheckError):
+            gradcheck(lambda a: (a.sin(), _ScaledSin.apply(a, 3.0)), x)
+    finally:
+        _ScaledSin.forget = False
+
+
+def test_gradgradcheck_of_a_constant_output_passes_as_gradcheck_does():
+    # the gradient is 0 and so is its derivative (it raised: autograd.grad of an output without history)
+    x = tl.tensor([0.5, 2.0], requires_grad=True)
+    assert gradcheck(lambda a: tl.tensor([1.0, 2.0]), x)
+    assert gradgradcheck(lambda a: tl.tensor([1.0, 2.0]), x)

@@ -51,7 +51,7 @@ def _default_tolerances(inputs: Sequence[Any]) -> tuple[float, float, float]:
 
     Integer inputs (indices held fixed) do not count.
     """
-    dtypes = [_np_dtype(x) for x in inputs]
+    dtypes = [_np_dtype(x) for x in inputs if _is_tensor(x)]
     sizes = [d.itemsize for d in dtypes if d.kind in "fc"]
     if min(sizes, default=8) >= 8:
         return 1e-6, 1e-5, 1e-4
@@ -68,6 +68,11 @@ def _np_dtype(t: Any) -> np.dtype:
     return np.dtype(str(t.dtype).split(".")[-1])
 
 
+def _is_tensor(x: Any) -> bool:
+    """Whether `x` is a Tensor; other inputs (a number, a shape) are passed to fn as they are."""
+    return getattr(x, "_is_tensor", False)
+
+
 def _moved(inputs: Sequence[Any], directions: dict[int, np.ndarray], eps: float) -> tuple[list, list, dict]:
     """The host values of `inputs` moved by +eps and -eps along `directions` (input index ->
     direction), rounded to each input's dtype, and the step actually taken per moved input,
@@ -75,6 +80,10 @@ def _moved(inputs: Sequence[Any], directions: dict[int, np.ndarray], eps: float)
     in float32), so the backward's gradient is weighed by it, comparing like with like."""
     up, down, steps = [], [], {}
     for k, x in enumerate(inputs):
+        if not _is_tensor(x):
+            up.append(x)
+            down.append(x)
+            continue
         host = _host64(x)
         if k not in directions:
             up.append(host.astype(_np_dtype(x)))
@@ -91,9 +100,9 @@ def _evaluate(fn: Callable, inputs: Sequence[Any], hosts: Sequence[np.ndarray]) 
     output in float64, and its ulp in its own dtype (the rounding error of each element)."""
     import torchlight as tl
 
-    moved = [tl.tensor(x.backend.asarray(h, device=x.device)) for x, h in zip(inputs, hosts)]
+    moved = [tl.tensor(x.backend.asarray(h, device=x.device)) if _is_tensor(x) else h for x, h in zip(inputs, hosts)]
     with tl.no_grad():
-        out = fn(*moved)
+        out = _one_output(fn(*moved))
     host = _host64(out)
     dtype = _np_dtype(out)
     if dtype.kind != "f":
@@ -128,8 +137,11 @@ def gradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: float 
     are taken on float64 copies of the inputs' values cast back to the input
     dtype, with tolerances chosen from the dtype (plus the rounding error of
     fn's outputs in their dtype). Inputs that do not require grad are held
-    fixed; at least one must require grad (ValueError, as PyTorch: otherwise
-    nothing would be checked).
+    fixed, and inputs that are not Tensors (a number, a shape) are passed to
+    fn as they are; at least one must require grad (ValueError, as PyTorch:
+    otherwise nothing would be checked). fn may return a tuple of Tensors, as
+    PyTorch's gradcheck allows: its floating-point outputs are checked
+    together (flattened and concatenated).
     """
     _require_some_grad("gradcheck", inputs)
     return _check(fn, inputs, _tolerances(inputs, eps, atol, rtol), full_jacobian_max, seed, raise_exception)
@@ -139,13 +151,13 @@ def _check(fn: Callable, inputs: Sequence[Any], tolerances: tuple[float, float, 
            full_jacobian_max: int, seed: int, raise_exception: bool) -> bool:
     rng = np.random.default_rng(seed)
     eps, atol, rtol = tolerances
-    leaves = [x.detach().requires_grad_(x.requires_grad) for x in inputs]
-    out = fn(*leaves)
+    leaves = _leaves(inputs)
+    out = _one_output(fn(*leaves))
     weights = rng.standard_normal(out.shape)
     if out.requires_grad:  # else no input reaches the output: the gradient is zero
         out.backward(_like(out, weights))
     for k, x in enumerate(leaves):
-        if not x.requires_grad or x.size == 0:
+        if not getattr(x, "requires_grad", False) or x.size == 0:
             continue
         analytic = _host64(x.grad).reshape(-1) if x.grad is not None else np.zeros(x.size)
         for members, signs in _groups(x.size, full_jacobian_max, rng):
@@ -200,21 +212,22 @@ def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: fl
     _require_some_grad("gradgradcheck", inputs)
     tolerances = _tolerances(inputs, eps, atol, rtol)
     rng = np.random.default_rng(seed + 1)
-    wanted = [x.requires_grad for x in inputs]
+    wanted = [getattr(x, "requires_grad", False) for x in inputs]
     directions = {k: rng.standard_normal(x.shape) for k, x in enumerate(inputs) if wanted[k]}
     jv, rounding, v = _difference(fn, inputs, directions, tolerances[0])  # v: the steps taken
     w = rng.standard_normal(jv.shape)
 
     def first_derivative(*xs: Any, track: list | None = None) -> Any:
         with tl.enable_grad():
-            leaves = [x if x.requires_grad or not want else x.detach().requires_grad_(True)
+            leaves = [x if not want or x.requires_grad else x.detach().requires_grad_(True)
                       for x, want in zip(xs, wanted)]
-            out = fn(*leaves)
+            out = _one_output(fn(*leaves))
             weights = _like(out, w)
             if track is not None:  # w as an input: the derivative in it is checked
                 track.append(weights.requires_grad_(True))
             targets = [x for x, want in zip(leaves, wanted) if want]
-            grads = tl.autograd.grad(out, targets, weights, create_graph=True, allow_unused=True)
+            grads = (tl.autograd.grad(out, targets, weights, create_graph=True, allow_unused=True)
+                     if out.requires_grad else [None] * len(targets))  # no input reaches it: all 0
             total = None
             for k, g in zip([k for k, want in enumerate(wanted) if want], grads):
                 if g is not None:
@@ -234,7 +247,7 @@ def _check_in_grad_output(first_derivative: Callable, inputs: Sequence[Any], jv:
     import torchlight as tl
 
     _, atol, rtol = tolerances
-    leaves = [x.detach().requires_grad_(x.requires_grad) for x in inputs]
+    leaves = _leaves(inputs)
     track: list = []
     total = first_derivative(*leaves, track=track)
     (got,) = tl.autograd.grad(total, track, allow_unused=True) if total.requires_grad else (None,)
@@ -247,6 +260,24 @@ def _check_in_grad_output(first_derivative: Callable, inputs: Sequence[Any], jv:
                                   f"gradient gives {float(analytic.reshape(-1)[i])!r}, central differences of fn "
                                   f"give {float(jv.reshape(-1)[i])!r} (is the backward differentiable in its "
                                   "grad_output?)")
+
+
+def _leaves(inputs: Sequence[Any]) -> list[Any]:
+    """Fresh leaves for the Tensor inputs (requiring grad as they do); other inputs as they are."""
+    return [x.detach().requires_grad_(x.requires_grad) if _is_tensor(x) else x for x in inputs]
+
+
+def _one_output(out: Any) -> Any:
+    """fn's result as one Tensor: a tuple of outputs (as PyTorch's gradcheck takes) is checked
+    as the concatenation of its floating-point outputs, flattened; an integer one has no gradient."""
+    if not isinstance(out, (tuple, list)):
+        return out
+    import torchlight as tl
+
+    parts = [o.reshape(-1) for o in out if o.backend.is_floating(o.dtype)]
+    if not parts:
+        raise ValueError("gradcheck: fn returned no floating-point output to check")
+    return tl.cat(parts)
 
 
 def _like(t: Any, host: np.ndarray) -> Any:
