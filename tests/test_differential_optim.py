@@ -10,6 +10,9 @@ dict that stays the optimizer's own; and PyTorch's ValueErrors.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -222,6 +225,28 @@ def test_resuming_from_a_checkpoint_halfway_gives_the_same_trajectory(tmp_path):
     train(resumed, STEPS - STEPS // 2)
     for name, value in whole.state_dict().items():
         np.testing.assert_array_equal(resumed.state_dict()[name].numpy(), value.numpy())
+
+
+@pytest.mark.parametrize("copy_of", [copy.deepcopy, lambda obj: pickle.loads(pickle.dumps(obj))])
+@pytest.mark.parametrize("make", [lambda p: tl.optim.SGD(p, lr=0.01, momentum=0.9), lambda p: tl.optim.Adam(p, lr=0.1)])
+def test_a_copied_optimizer_keeps_its_state(copy_of, make):
+    """The state is keyed by the parameter, as PyTorch's (`optimizer.state[w]`); keyed by id(w), a
+    deep copy or an unpickled optimizer silently started its momentum and moments again."""
+    def steps(w, optimizer, n=3):
+        for _ in range(n):
+            optimizer.zero_grad()
+            (w * w * w).sum().backward()
+            optimizer.step()
+
+    w = nn.Parameter(tl.tensor([1.0, -2.0]))
+    optimizer = make([w])
+    steps(w, optimizer)
+    assert set(optimizer.state[w]) in ({"momentum_buffer"}, {"step", "exp_avg", "exp_avg_sq"})
+    w2, optimizer2 = copy_of((w, optimizer))
+    steps(w, optimizer)
+    steps(w2, optimizer2)
+    np.testing.assert_array_equal(w2.numpy(), w.numpy())
+    assert list(optimizer2.state) == [w2]
 
 
 W = [0.0]

@@ -40,7 +40,9 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[int, dict[str, Any]] = {}
+        # keyed by the parameter itself (Tensors hash by identity), as PyTorch: a deep copy or a pickle of
+        # the optimizer then maps each entry to the copied parameter, where id(p) would name the old one
+        self.state: dict[Tensor, dict[str, Any]] = {}
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):  # list() would iterate its rows (not leaves), or fail on a 0-d one
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Tensors or of parameter groups, "
@@ -100,8 +102,8 @@ class Optimizer:
                 settings = {name: _plain(value) for name, value in group.items() if name != "params"}
                 for p in group["params"]:
                     if p.grad is not None:
-                        state = self.state.setdefault(id(p), {})
-                        p.data = self._update(p.backend.xp, p.data, p.grad.data, state, settings)
+                        state = self.state.setdefault(p, {})
+                        p._replace_data(self._update(p.backend.xp, p.data, p.grad.data, state, settings))
 
     def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
         raise NotImplementedError
