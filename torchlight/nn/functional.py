@@ -607,6 +607,8 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance)."""
     _check_float(x, "layer_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:  # () would normalise each element by itself: zeros everywhere (PyTorch raises too)
+        raise ValueError("layer_norm: normalized_shape must name at least one dimension, not ()")
     if x.shape[x.ndim - len(shape):] != shape or len(shape) > x.ndim:
         raise ValueError(f"layer_norm: the input of shape {x.shape} does not end in normalized_shape {shape}")
     for name, param in (("weight", weight), ("bias", bias)):
