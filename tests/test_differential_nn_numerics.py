@@ -157,6 +157,17 @@ def test_layer_norm_of_an_empty_normalized_shape_raises():
         F.layer_norm(tl.ones(4, 5), ())
 
 
+def test_embedding_needs_a_two_dimensional_weight():
+    for weight in (tl.ones(5), tl.tensor(1.0), tl.ones(2, 2, 2)):  # x[indices] would pick entries or planes
+        with pytest.raises(ValueError, match="embedding: the weight must be 2-d"):
+            F.embedding(tl.tensor([0, 1]), weight)
+    table = leaf(RNG.standard_normal((6, 3)))
+    picked = F.embedding(tl.tensor([[1, 1], [5, 0]]), table)
+    np.testing.assert_array_equal(picked.numpy(), table.numpy()[[[1, 1], [5, 0]]])
+    picked.sum().backward()
+    np.testing.assert_array_equal(table.grad.numpy()[:, 0], [1, 2, 0, 0, 0, 1])  # a repeated index adds up
+
+
 # ------------------------------------------------------------------ dropout
 def test_dropout_mask_statistics_scaling_and_gradient():
     tl.manual_seed(7)

@@ -625,6 +625,9 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
 
 def embedding(indices: Any, weight: Tensor) -> Tensor:
     """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape)."""
+    if getattr(weight, "ndim", None) != 2:  # weight[indices] would pick entries of a vector, planes of a cube
+        raise ValueError(f"embedding: the weight must be 2-d (num_embeddings, embedding_dim), "
+                         f"not of shape {getattr(weight, 'shape', None)}")
     indices, _ = _class_labels(indices, weight, weight.shape[0], "embedding", "indices", "embeddings")
     return weight[indices]
 
