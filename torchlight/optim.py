@@ -99,7 +99,8 @@ class Optimizer:
         """
         with grad_mode.no_grad():
             for group in self.param_groups:
-                settings = {name: _plain(value) for name, value in group.items() if name != "params"}
+                # the optimizer's own keys only: a caller may add others to a group (a name, an initial_lr)
+                settings = {name: _plain(group[name]) for name in self.defaults}
                 for p in group["params"]:
                     if p.grad is not None:
                         state = self.state.setdefault(p, {})
