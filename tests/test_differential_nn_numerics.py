@@ -139,6 +139,21 @@ def test_k_dimensional_cross_entropy_with_weight_ignore_index_and_smoothing(redu
                                                    reduction=reduction, label_smoothing=0.2), leaf(logits))
 
 
+def test_binary_cross_entropy_refuses_nan_input():
+    # NaN fails both "< 0" and "> 1", and each clamped log turned it into -100: a loss of 100
+    with pytest.raises(ValueError, match="probability in"):
+        F.binary_cross_entropy(tl.tensor([math.nan, 0.5]), tl.tensor([0.0, 1.0]))
+
+
+def test_binary_cross_entropy_refuses_targets_outside_0_1():
+    p = tl.tensor([0.3, 0.5])
+    for bad in ([2.0, 1.0], [-0.5, 0.0], [math.nan, 1.0]):
+        with pytest.raises(ValueError, match=r"target.*\[0, 1\]"):
+            F.binary_cross_entropy(p, tl.tensor(bad))
+    edges = F.binary_cross_entropy(p, tl.tensor([0, 1]), reduction="none")  # 0 and 1 themselves are fine
+    np.testing.assert_allclose(edges.numpy(), [-math.log(0.7), -math.log(0.5)], rtol=1e-12)
+
+
 # ------------------------------------------------------ layer_norm, embedding
 def test_layer_norm_over_two_dims_with_eps_weight_and_bias():
     x = RNG.standard_normal((2, 3, 4, 5)) * 3 + 1

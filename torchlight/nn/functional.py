@@ -383,14 +383,19 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
     As PyTorch, each log is clamped at -100 so that p = 0 or 1 gives a
     finite loss, and the gradient is PyTorch's (p - t) / max(p (1 - p), 1e-12)
     (`BinaryCrossEntropyLog`): the exact one inside, and finite with the right
-    sign at p = 0 or 1.
+    sign at p = 0 or 1. An input or target outside [0, 1], or NaN, raises
+    ValueError, as in PyTorch.
     """
     op = "binary_cross_entropy"
     target = _elementwise_target(input, target, reduction, op)
     xp = input.backend.xp
-    if input.size and bool(xp.any((input.data < 0) | (input.data > 1))):
-        raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
-                         f"binary_cross_entropy_with_logits)")
+    inside = (input.data >= 0) & (input.data <= 1)  # not "< 0 or > 1": NaN, which each clamped log made -100
+    if input.size and not bool(xp.all(inside & (target.data >= 0) & (target.data <= 1))):  # one check on the device
+        if not bool(xp.all(inside)):
+            raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
+                             f"binary_cross_entropy_with_logits)")
+        raise ValueError(f"{op}: every target must be in [0, 1] (as PyTorch requires); the loss is unbounded "
+                         f"below outside it")
     log = fn.BinaryCrossEntropyLog.apply
     loss = -(target * log(input) + (1.0 - target) * log(1.0 - input))
     return _reduce(loss, reduction, op)
