@@ -271,3 +271,32 @@ def test_invalid_hyper_parameters_raise_value_error(name, kwargs):
 @pytest.mark.parametrize("name, kwargs", VALID)
 def test_boundary_hyper_parameters_are_accepted(name, kwargs):
     getattr(tl.optim, name)([nn.Parameter(tl.tensor(W))], **kwargs)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("SGD", {"lr": float("nan")}), ("SGD", {"lr": float("inf")}), ("SGD", {"lr": 0.1, "momentum": float("nan")}),
+    ("Adam", {"eps": float("inf")}), ("AdamW", {"weight_decay": float("nan")}),
+])
+def test_nan_and_infinite_hyper_parameters_are_refused(name, kwargs):
+    """Stricter than PyTorch, whose SGD takes lr=nan (docs/decisions.md, Optimizers)."""
+    with pytest.raises(ValueError, match="invalid"):
+        getattr(tl.optim, name)([nn.Parameter(tl.tensor(W))], **kwargs)
+
+
+@pytest.mark.parametrize("name, option", [("SGD", "maximize"), ("Adam", "amsgrad"), ("AdamW", "maximize"),
+                                          ("Adam", "foreach")])
+def test_pytorch_options_not_provided_raise_instead_of_being_ignored(name, option):
+    with pytest.raises(TypeError, match=option):
+        getattr(tl.optim, name)([nn.Parameter(tl.tensor(W))], **{option: False})
+
+
+def test_a_state_dict_taken_before_a_step_keeps_its_values():
+    """step() replaces the parameter's array, so the earlier state dict is a snapshot (docs/decisions.md)."""
+    model = nn.Linear(2, 1)
+    state = model.state_dict()
+    before = {name: value.numpy().copy() for name, value in state.items()}
+    model(tl.ones(3, 2)).sum().backward()
+    tl.optim.SGD(model.parameters(), lr=0.1).step()
+    for name, value in state.items():
+        np.testing.assert_array_equal(value.numpy(), before[name])
+        assert not np.array_equal(model.state_dict()[name].numpy(), before[name])
