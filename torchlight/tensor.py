@@ -115,6 +115,34 @@ def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor
     return operator
 
 
+def _update_in_place(op: Callable[[Tensor, Any], Tensor], symbol: str) -> Callable[[Tensor, Any], Tensor]:
+    """`x op= y`: a parameter (a leaf that requires grad) is updated, any other tensor rebound.
+
+    `with tl.no_grad(): w -= lr * w.grad` keeps `w` the same leaf with its
+    new values, as in PyTorch: its array is replaced (as an optimizer's step
+    does), never written into, so no array an earlier op kept changes. With
+    grad mode on, updating such a leaf raises, as in PyTorch, and so does a
+    backward that needs its old values (`Context.saved_tensors`). On any other
+    tensor `x op= y` is `x = x op y`: a new tensor, recorded as usual.
+    """
+
+    def update(self: Tensor, other: Any) -> Tensor:
+        if self.history is not None or not self.requires_grad:
+            return op(self, other)
+        if grad_mode._state.enabled:
+            raise RuntimeError(f"{symbol}: a leaf tensor that requires grad cannot be updated in place while "
+                               "grad mode is on (the update would join the graph); do it under "
+                               "`with tl.no_grad():`, or with an optimizer from tl.optim")
+        result = op(self, other)
+        if result.shape != self.shape:
+            raise ValueError(f"{symbol}: the result has shape {result.shape}, but the tensor updated in "
+                             f"place has shape {self.shape} and keeps it")
+        self._replace_data(result.data if result.dtype == self.dtype else result.astype(self.dtype).data)
+        return self
+
+    return update
+
+
 def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
     """After an op of `a` and `b` failed: the ValueError naming `op` and both shapes, if they do not broadcast."""
     try:
@@ -130,7 +158,9 @@ class Tensor:
     Tensors. See the module docstring for an example.
     """
 
-    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "__weakref__")
+    # `_replaced_at` is set only once the array is replaced in place (`_replace_data`)
+    __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "_replaced_at",
+                 "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
 
@@ -278,7 +308,7 @@ class Tensor:
         if old is None:
             self._grad = d
         elif d.history is None and old.history is None:
-            old.data = old.data + d.data
+            old._replace_data(old.data + d.data)
         else:
             self._grad = old + d
 
@@ -324,6 +354,18 @@ class Tensor:
             self.history._owner = weakref.ref(self)
         return self
 
+    def _replace_data(self, array: Any) -> None:
+        """Give this tensor new values, in place: an optimizer's step, `w -= ...`, `.grad` accumulating.
+
+        The array is replaced, never written into; the tensor notes when, so
+        that a backward whose forward saved it raises rather than reading the
+        new values (see `Context.saved_tensors`). Assigning `t.data` directly
+        skips that check, as in PyTorch.
+        """
+        _function.WRITES[0] += 1
+        self._replaced_at = _function.WRITES[0]
+        self.data = array
+
     def detach(self) -> Tensor:
         """The same data (no copy) without history or grad."""
         return Tensor._wrap(self.data, self.backend)
@@ -345,7 +387,7 @@ class Tensor:
             grad = self._grad
             grad.history = None
             grad.requires_grad = False
-            grad.data = self.backend.xp.zeros_like(grad.data)
+            grad._replace_data(self.backend.xp.zeros_like(grad.data))
         return self
 
     # ------------------------------------------------------- host and interop
@@ -545,6 +587,11 @@ class Tensor:
     __rfloordiv__ = _operator(F.FloorDivide, reverse=True)
     __mod__ = _operator(F.Remainder)
     __rmod__ = _operator(F.Remainder, reverse=True)
+    # `w -= lr * w.grad`: see `_update_in_place`
+    __iadd__ = _update_in_place(__add__, "+=")
+    __isub__ = _update_in_place(__sub__, "-=")
+    __imul__ = _update_in_place(__mul__, "*=")
+    __itruediv__ = _update_in_place(__truediv__, "/=")
 
     def __pow__(self, exponent: Any) -> Tensor:
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
@@ -893,8 +940,8 @@ class Tensor:
 
     def cumsum(self, dim: int) -> Tensor:
         """The running sum along `dim` (the array API's `cumulative_sum`); a 0-d tensor stays as it is."""
-        (axis,) = F.normalize_dims(dim, self.ndim) or (None,)
-        if axis is None:
+        axis = _one_dim("cumsum", self, dim)
+        if self.ndim == 0:
             return self.clone()
         return F.Cumsum.apply(self, axis)
 
@@ -910,8 +957,7 @@ class Tensor:
 
     def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
         """Swap two dimensions (a 0-d tensor accepts dims 0 and -1, as PyTorch)."""
-        (d0,) = F.normalize_dims(dim0, self.ndim) or (0,)
-        (d1,) = F.normalize_dims(dim1, self.ndim) or (0,)
+        d0, d1 = _one_dim("transpose", self, dim0), _one_dim("transpose", self, dim1)
         axes = list(range(self.ndim))
         if self.ndim:
             axes[d0], axes[d1] = axes[d1], axes[d0]
@@ -957,8 +1003,7 @@ class Tensor:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """The dimensions start_dim..end_dim (inclusive) merged into one; a 0-d tensor becomes 1-d."""
-        (start,) = F.normalize_dims(start_dim, self.ndim) or (0,)
-        (end,) = F.normalize_dims(end_dim, self.ndim) or (0,)
+        start, end = _one_dim("flatten", self, start_dim), _one_dim("flatten", self, end_dim)
         if start > end:
             raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
                              f"for a tensor of shape {self.shape}")
@@ -1108,12 +1153,12 @@ class Tensor:
     def softmax(self, dim: int = -1) -> Tensor:
         """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
         _check_floating("softmax", self)
-        return F.Softmax.apply(self, (F.normalize_dims(dim, self.ndim) or (0,))[0])  # IndexError out of range
+        return F.Softmax.apply(self, _one_dim("softmax", self, dim))
 
     def log_softmax(self, dim: int = -1) -> Tensor:
         """x - logsumexp(x) along `dim`; a floating-point input only."""
         _check_floating("log_softmax", self)
-        return F.LogSoftmax.apply(self, (F.normalize_dims(dim, self.ndim) or (0,))[0])  # IndexError out of range
+        return F.LogSoftmax.apply(self, _one_dim("log_softmax", self, dim))
 
     def mse_loss(self, target: Any) -> Tensor:
         """Mean of the squared differences to `target`."""
@@ -1146,8 +1191,16 @@ def _split_axis(op: str, x: Tensor, dim: Any) -> int:
     """`dim` of `split`/`chunk` as a non-negative axis; a 0-d tensor has none to split (as PyTorch)."""
     if x.ndim == 0:
         raise ValueError(f"{op}: a 0-d tensor cannot be split; it needs at least one dimension")
-    (axis,) = F.normalize_dims(dim, x.ndim)
-    return axis
+    return _one_dim(op, x, dim)
+
+
+def _one_dim(op: str, x: Tensor, dim: Any) -> int:
+    """The one `dim` of an op along a single dimension, as a non-negative axis (0 for a 0-d
+    tensor, which takes 0 and -1); IndexError out of range. A sequence is a TypeError (as
+    PyTorch): taking its first entry would silently work along one dim of several."""
+    if not hasattr(dim, "__index__"):
+        raise TypeError(f"{op}: dim must be one int, not {dim!r} (it works along one dimension)")
+    return (F.normalize_dims(dim, x.ndim) or (0,))[0]
 
 
 def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:

@@ -34,6 +34,17 @@ RELEASED = (
     "Pass retain_graph=True to the first backward() to keep them."
 )
 
+MODIFIED = (
+    "one of the tensors this backward needs (shape {shape}) has had its values replaced since the forward "
+    "saved it (an optimizer's step, or an update such as w -= ... under no_grad): its gradient would be "
+    "computed with the new values. Run backward before updating, or run the forward again after it."
+)
+
+# How many times a tensor's array has been replaced in place (`Tensor._replace_data`: an
+# optimizer's step, `w -= ...`, `.grad` accumulating). A Context notes the count when its
+# forward runs and a tensor the count when it was last replaced, so that a backward can tell
+# a saved tensor replaced since (what PyTorch's version counters do), at no cost per op.
+WRITES = [0]
 
 # One tuple per pattern of `needs_input_grad`, shared by every context with
 # that pattern: each surviving object of a graph costs the garbage collector
@@ -60,7 +71,7 @@ class Context:
     """
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
-                 "__dict__")
+                 "_stamp", "__dict__")
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
         self.no_grad = no_grad
@@ -69,6 +80,7 @@ class Context:
         self.released = False
         self._output_data: Any = None
         self._history_ref: Any = None  # a weak reference to the History of the result, when kept
+        self._stamp = WRITES[0]  # how many arrays had been replaced when the forward ran
 
     def save_for_backward(self, *values: Any) -> None:
         """Stash values for backward (ignored when this context is no_grad)."""
@@ -77,10 +89,20 @@ class Context:
 
     @property
     def saved_tensors(self) -> tuple:
-        """The values given to `save_for_backward`."""
+        """The values given to `save_for_backward`, as they were then.
+
+        A saved tensor whose array was replaced after the forward (by an
+        optimizer's step, or `w -= ...` under no_grad) raises, as in PyTorch:
+        the backward would read the new values and give a wrong gradient.
+        """
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
-        return self.saved_values
+        values = self.saved_values
+        if WRITES[0] != self._stamp:  # some array was replaced since the forward: was it one of these?
+            for value in values:
+                if getattr(value, "_replaced_at", 0) > self._stamp:
+                    raise RuntimeError(MODIFIED.format(shape=tuple(value.shape)))
+        return values
 
     @property
     def output(self) -> Any:

@@ -69,20 +69,20 @@ def _draw(tensor: Tensor, kind: str, generator: Any) -> Any:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with U(a, b)."""
-    tensor.data = _draw(tensor, "rand", generator) * (b - a) + a
+    tensor._replace_data(_draw(tensor, "rand", generator) * (b - a) + a)
     return tensor
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with N(mean, std**2)."""
-    tensor.data = _draw(tensor, "randn", generator) * std + mean
+    tensor._replace_data(_draw(tensor, "randn", generator) * std + mean)
     return tensor
 
 
 def constant_(tensor: Tensor, value: float) -> Tensor:
     """Fill with `value`."""
     xp = tensor.backend.xp
-    tensor.data = xp.full(tensor.shape, value, dtype=tensor.dtype, device=tensor.device)
+    tensor._replace_data(xp.full(tensor.shape, value, dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 

@@ -281,7 +281,7 @@ class Module:
                 data = tensor(value, backend=target.backend, device=target.device).data
                 if data is (value.data if isinstance(value, Tensor) else value):  # not moved: copy, as PyTorch's copy_
                     data = target.backend.copy(data)
-                target.data = data
+                target._replace_data(data)
         return missing, unexpected
 
     def _state_slots(self) -> OrderedDict[str, tuple[Module, str]]:
@@ -304,7 +304,8 @@ class Module:
             for tensor in [*self.parameters(), *self.buffers()]:
                 moved = tensor.to(backend=backend, device=device)
                 grad = tensor._grad
-                tensor.data, tensor.backend = moved.data, moved.backend
+                tensor.backend = moved.backend
+                tensor._replace_data(moved.data)
                 if grad is not None:
                     tensor._grad = grad.to(backend=backend, device=device)
         return self
