@@ -80,3 +80,21 @@ def test_gradgradcheck_of_a_constant_output_passes_as_gradcheck_does():
     x = tl.tensor([0.5, 2.0], requires_grad=True)
     assert gradcheck(lambda a: tl.tensor([1.0, 2.0]), x)
     assert gradgradcheck(lambda a: tl.tensor([1.0, 2.0]), x)
+
+
+# ------------------------------------------------ ops along one dimension
+@pytest.mark.parametrize("op", [lambda x, d: x.softmax(d), lambda x, d: x.log_softmax(d), lambda x, d: x.cumsum(d),
+                                lambda x, d: x.transpose(d, 0), lambda x, d: x.flatten(d), lambda x, d: x.split(1, d)])
+@pytest.mark.parametrize("dim", [(0, 1), (1,), ()])
+def test_an_op_along_one_dim_refuses_a_sequence_of_dims(op, dim):
+    # softmax((0, 1)) normalized over dim 0 alone and cumsum(()) copied x, silently (PyTorch: TypeError)
+    x = tl.tensor(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError, match="one int"):
+        op(x, dim)
+
+
+def test_an_op_along_one_dim_still_takes_numpy_integers_and_0_d_tensors_dim_0_and_minus_1():
+    x = tl.tensor(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(x.cumsum(np.int64(-1)).numpy(), np.cumsum(x.numpy(), axis=-1))
+    s = tl.tensor(2.0)
+    assert s.softmax(-1).item() == 1.0 and s.log_softmax(0).item() == 0.0 and s.cumsum(0).item() == 2.0
