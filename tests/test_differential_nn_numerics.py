@@ -206,6 +206,16 @@ def test_dropout_mask_statistics_scaling_and_gradient():
 
 
 # --------------------------------------------------------------------- init
+def test_zero_element_weights_initialise_as_a_no_op():
+    # kaiming_* divided by sqrt(fan_in) = 0 (ZeroDivisionError): PyTorch leaves such a tensor as it is,
+    # so nn.Linear(0, 3) works there and its bias bound 1 / sqrt(0) is taken as 0
+    for shape in ((3, 0), (4, 0, 3, 3)):
+        w = nn.Parameter(tl.zeros(*shape))
+        assert nn.init.kaiming_uniform_(w) is w and nn.init.kaiming_normal_(w) is w and w.shape == shape
+    layer = nn.Linear(0, 3)
+    assert layer.weight.shape == (3, 0) and layer.bias.tolist() == [0.0, 0.0, 0.0]
+    assert layer(tl.ones(2, 0)).tolist() == [[0.0] * 3] * 2
+    assert nn.Conv2d(0, 2, 3).weight.shape == (2, 0, 3, 3)
 
 
 def test_default_init_bounds_use_fan_in_per_group():
