@@ -218,6 +218,14 @@ def test_zero_element_weights_initialise_as_a_no_op():
     assert nn.Conv2d(0, 2, 3).weight.shape == (2, 0, 3, 3)
 
 
+def test_calculate_gain_as_pytorch_for_transposed_convs_and_a_bool_slope():
+    for name in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
+        assert nn.init.calculate_gain(name) == 1.0
+    assert nn.init.calculate_gain("leaky_relu", 0.2) == pytest.approx(math.sqrt(2 / 1.04))
+    with pytest.raises(ValueError, match="negative_slope"):
+        nn.init.calculate_gain("leaky_relu", True)
+
+
 def test_default_init_bounds_use_fan_in_per_group():
     tl.manual_seed(1)
     conv = nn.Conv2d(12, 30, (3, 2), groups=3)  # fan_in = 12 / 3 * 3 * 2 = 24

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from torchlight.tensor import Tensor
@@ -48,7 +49,8 @@ def fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for a nonlinearity (PyTorch's table)."""
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "sigmoid", "identity")
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "sigmoid", "identity")
     if nonlinearity in linear:
         return 1.0
     if nonlinearity == "tanh":
@@ -56,6 +58,8 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     if nonlinearity == "relu":
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
+        if param is not None and (isinstance(param, bool) or not isinstance(param, numbers.Real)):
+            raise ValueError(f"calculate_gain: negative_slope {param!r} is not a number")  # True is no slope
         slope = 0.01 if param is None else float(param)
         return math.sqrt(2.0 / (1.0 + slope**2))
     if nonlinearity == "selu":
