@@ -98,3 +98,18 @@ def test_an_op_along_one_dim_still_takes_numpy_integers_and_0_d_tensors_dim_0_an
     np.testing.assert_allclose(x.cumsum(np.int64(-1)).numpy(), np.cumsum(x.numpy(), axis=-1))
     s = tl.tensor(2.0)
     assert s.softmax(-1).item() == 1.0 and s.log_softmax(0).item() == 0.0 and s.cumsum(0).item() == 2.0
+
+
+# ------------------------------------------------ clamp's number bounds promote as the operators do
+def test_clamp_of_an_integer_tensor_by_a_float_bound_promotes_as_x_times_a_float_does():
+    # it clipped with the bound cast to int32 (2.5 -> 2) and stayed int32; NumPy and PyTorch give floats
+    n = np.array([1, 2, 3, 4, 5, 6], dtype=np.int32)
+    t = tl.tensor(n)
+    for got, want in [(t.clamp(2.5, 4), np.clip(n, 2.5, 4)), (t.clamp(max=3.7), np.clip(n, None, 3.7)),
+                      (t.clamp(min=-0.5, max=4), np.clip(n, -0.5, 4)), (t.clamp(2, 4), np.clip(n, 2, 4))]:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    mask = np.array([True, False])
+    got, want = tl.tensor(mask).clamp(2, 4), np.clip(mask, 2, 4)  # the default integer, as mask + 2
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want)

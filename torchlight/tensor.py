@@ -802,7 +802,8 @@ class Tensor:
         """
         if min is None and max is None:
             raise ValueError("clamp: give at least one of min and max")
-        lo, hi = (b if b is None or isinstance(b, (int, float)) else self._lift(b) for b in (min, max))
+        lo, hi = (b if b is None or isinstance(b, (int, float)) and self._lift(b).dtype == self.dtype
+                  else self._lift(b) for b in (min, max))  # a float bound of an int x promotes, as x * 2.5
         for bound in (lo, hi):
             if isinstance(bound, Tensor):
                 check_same_backend("clamp", self, bound)
