@@ -226,6 +226,15 @@ def test_calculate_gain_as_pytorch_for_transposed_convs_and_a_bool_slope():
         nn.init.calculate_gain("leaky_relu", True)
 
 
+def test_normal_with_a_negative_std_and_uniform_with_a_above_b_raise():
+    w = nn.Parameter(tl.zeros(3, 3))
+    with pytest.raises(ValueError, match="std"):
+        nn.init.normal_(w, 0.0, -1.0)
+    with pytest.raises(ValueError, match="uniform_"):
+        nn.init.uniform_(w, 3.0, -2.0)
+    assert nn.init.uniform_(w, 1.0, 1.0).tolist() == [[1.0] * 3] * 3  # an empty range is the constant
+
+
 def test_default_init_bounds_use_fan_in_per_group():
     tl.manual_seed(1)
     conv = nn.Conv2d(12, 30, (3, 2), groups=3)  # fan_in = 12 / 3 * 3 * 2 = 24

@@ -73,12 +73,16 @@ def _draw(tensor: Tensor, kind: str, generator: Any) -> Any:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with U(a, b)."""
+    if a > b:  # (it would fill U(b, a) without a word; PyTorch raises)
+        raise ValueError(f"uniform_: a={a} must be at most b={b}")
     tensor._replace_data(_draw(tensor, "rand", generator) * (b - a) + a)
     return tensor
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with N(mean, std**2)."""
+    if std < 0:  # (it would fill N(mean, std**2) all the same; PyTorch raises, as the call is a mistake)
+        raise ValueError(f"normal_: std must be >= 0, not {std}")
     tensor._replace_data(_draw(tensor, "randn", generator) * std + mean)
     return tensor
 
