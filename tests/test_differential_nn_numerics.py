@@ -205,6 +205,13 @@ def test_dropout_mask_statistics_scaling_and_gradient():
     assert (layer(x).numpy() == 0).any() and layer.eval()(x) is x
 
 
+def test_dropout_says_its_fourth_argument_is_no_inplace_flag():
+    # PyTorch's F.dropout(x, p, training, inplace): False reached the generator and raised AttributeError
+    for inplace in (False, True):
+        with pytest.raises(TypeError, match="not PyTorch's inplace="):
+            F.dropout(tl.ones(3), 0.5, True, inplace)
+
+
 # --------------------------------------------------------------------- init
 def test_zero_element_weights_initialise_as_a_no_op():
     # kaiming_* divided by sqrt(fan_in) = 0 (ZeroDivisionError): PyTorch leaves such a tensor as it is,

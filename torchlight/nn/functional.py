@@ -417,6 +417,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], not {p!r}")
+    if isinstance(generator, bool):  # F.dropout(x, p, training, False) ported from PyTorch
+        raise TypeError("dropout: the fourth argument is generator=, not PyTorch's inplace= (no op here writes "
+                        "in place)")
     _check_float(x, "dropout")
     if not training or p == 0.0:
         return x
