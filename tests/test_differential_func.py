@@ -113,3 +113,13 @@ def test_clamp_of_an_integer_tensor_by_a_float_bound_promotes_as_x_times_a_float
     got, want = tl.tensor(mask).clamp(2, 4), np.clip(mask, 2, 4)  # the default integer, as mask + 2
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_reshape_refuses_a_float_size():
+    # int() truncated it: reshape(2.9, 12) of 24 elements was (2, 12); NumPy and PyTorch raise TypeError
+    x = tl.tensor(np.arange(24.0))
+    for shape in [(2.5, -1), (2.9, 12), (2.0, 12)]:
+        with pytest.raises(TypeError):
+            x.reshape(*shape)
+    assert x.reshape(np.int64(2), -1).shape == (2, 12)
+    assert x.view((np.int32(4), 6)).shape == (4, 6)

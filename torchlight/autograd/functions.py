@@ -52,7 +52,7 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
 
 def resolve_shape(shape: Sequence[int], old: tuple[int, ...]) -> tuple[int, ...]:
     """`shape` with one -1 filled in; a ValueError when sizes differ."""
-    shape = tuple(int(n) for n in shape)
+    shape = tuple(operator.index(n) for n in shape)  # a float size is a TypeError (int() would truncate 2.9)
     size = math.prod(old)
     if shape.count(-1) == 1:
         known = math.prod(n for n in shape if n != -1)
