@@ -21,10 +21,11 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from torchlight import grad_mode
+from torchlight.creation import tensor
 from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
 
@@ -108,6 +109,69 @@ class Optimizer:
 
     def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+    # ------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state as PyTorch lays it out, for `tl.save` and `load_state_dict`.
+
+        {"state": {i: {"step": 3, "exp_avg": Tensor, ...}}, "param_groups":
+        [{"lr": ..., "params": [i, ...]}, ...]}: parameters are numbered in
+        the order of their groups, so the state can be loaded into a new
+        optimizer over a new model's parameters. Tensors share the arrays
+        (no copy: `step()` replaces them rather than writing into them).
+
+        Example:
+            >>> import torchlight as tl
+            >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
+            >>> opt = tl.optim.SGD([w], lr=0.1, momentum=0.9)
+            >>> (w * w).sum().backward(); opt.step()
+            >>> state = opt.state_dict()
+            >>> state["state"][0]["momentum_buffer"].tolist(), state["param_groups"][0]["params"]
+            ([2.0, -4.0], [0])
+        """
+        number = {p: i for i, p in enumerate(p for group in self.param_groups for p in group["params"])}
+        state = {number[p]: {key: Tensor._wrap(value, p.backend) if hasattr(value, "shape") else value
+                             for key, value in entries.items()}
+                 for p, entries in self.state.items() if p in number}
+        groups = [{**{k: v for k, v in group.items() if k != "params"}, "params": [number[p] for p in group["params"]]}
+                  for group in self.param_groups]
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Take the hyper-parameters and per-parameter state of `state_dict()` (a checkpoint's).
+
+        The groups must match this optimizer's in number and size; each
+        array must have its parameter's shape, and moves to its backend,
+        device and dtype. Everything is checked before anything changes.
+        """
+        name = type(self).__name__
+        groups, saved_groups = self.param_groups, list(state_dict["param_groups"])
+        if [len(g["params"]) for g in groups] != [len(g["params"]) for g in saved_groups]:
+            raise ValueError(f"{name}.load_state_dict: the state dict has groups of "
+                             f"{[len(g['params']) for g in saved_groups]} parameters, this optimizer "
+                             f"{[len(g['params']) for g in groups]}")
+        params = {i: p for group, saved in zip(groups, saved_groups) for i, p in zip(saved["params"], group["params"])}
+        state = {}
+        for i, entries in state_dict["state"].items():
+            if i not in params:
+                raise ValueError(f"{name}.load_state_dict: state for parameter {i!r}, which no group lists")
+            state[params[i]] = {key: _state_value(name, params[i], f"state[{i!r}][{key!r}]", value)
+                                for key, value in entries.items()}
+        for group, saved in zip(groups, saved_groups):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = state
+
+
+def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
+    """A loaded state entry: an array becomes a copy of the parameter's backend, device and dtype."""
+    if not hasattr(value, "shape"):
+        return value
+    if tuple(value.shape) != param.shape:
+        raise ValueError(f"{optimizer}.load_state_dict: {where} has shape {tuple(value.shape)}, "
+                         f"its parameter {param.shape}")
+    data = value.data if isinstance(value, Tensor) else value
+    moved = tensor(data, backend=param.backend, device=param.device, dtype=param.dtype).data
+    return param.backend.copy(moved) if moved is data else moved
 
 
 def _plain(value: Any) -> Any:
