@@ -140,3 +140,12 @@ def test_a_tree_keeps_its_structure_and_a_flat_state_dict_stays_flat(tmp_path):
     import safetensors.numpy
 
     assert sorted(safetensors.numpy.load_file(tmp_path / "flat.safetensors")) == ["bias", "weight"]
+
+
+def test_the_state_of_a_parameter_is_empty_before_its_first_step_as_pytorch():
+    p = nn.Parameter(tl.ones(2))
+    opt = tl.optim.Adam([p])
+    assert opt.state[p] == {}
+    (p * p).sum().backward()
+    opt.step()
+    assert opt.state[p]["step"] == 1 and opt.state_dict()["state"][0]["step"] == 1

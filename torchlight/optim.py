@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -43,7 +44,7 @@ class Optimizer:
         self.defaults = defaults
         # keyed by the parameter itself (Tensors hash by identity), as PyTorch: a deep copy or a pickle of
         # the optimizer then maps each entry to the copied parameter, where id(p) would name the old one
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)  # state[p] is {} before p's first step
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):  # list() would iterate its rows (not leaves), or fail on a 0-d one
             raise TypeError(f"{type(self).__name__}: params must be an iterable of Tensors or of parameter groups, "
@@ -104,7 +105,7 @@ class Optimizer:
                 settings = {name: _plain(group[name]) for name in self.defaults}
                 for p in group["params"]:
                     if p.grad is not None:
-                        state = self.state.setdefault(p, {})
+                        state = self.state[p]
                         p._replace_data(self._update(p.backend.xp, p.data, p.grad.data, state, settings))
 
     def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
@@ -159,7 +160,7 @@ class Optimizer:
                                 for key, value in entries.items()}
         for group, saved in zip(groups, saved_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
-        self.state = state
+        self.state = defaultdict(dict, state)
 
 
 def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
