@@ -123,3 +123,66 @@ def test_reshape_refuses_a_float_size():
             x.reshape(*shape)
     assert x.reshape(np.int64(2), -1).shape == (2, 12)
     assert x.view((np.int32(4), 6)).shape == (4, 6)
+
+
+# ------------------------------------------------ edges checked against closed forms
+def test_hessian_with_negative_argnums_counts_from_the_end():
+    # f(a, b) = sum(sin(a) b^2): H_aa = diag(-sin(a) b^2), H_ab = diag(2 b cos a), H_bb = diag(2 sin a)
+    # (torch.func.hessian(f, argnums=-1) gives zeros in torch 2.13; this pins the closed form)
+    a, b = np.array([0.3, -1.1, 2.0]), np.array([1.5, 0.4, -0.7])
+    f = lambda a, b: (a.sin() * b ** 2).sum()  # noqa: E731
+    np.testing.assert_allclose(func.hessian(f, argnums=-1)(a, b), np.diag(2 * np.sin(a)))
+    (haa, hab), (hba, hbb) = func.hessian(f, argnums=(0, -1))(a, b)
+    np.testing.assert_allclose(haa, np.diag(-np.sin(a) * b ** 2))
+    np.testing.assert_allclose(hab, np.diag(2 * b * np.cos(a)))
+    np.testing.assert_allclose(hba, np.diag(2 * b * np.cos(a)))
+    np.testing.assert_allclose(hbb, np.diag(2 * np.sin(a)))
+    mixed = func.jacobian(func.grad(f, argnums=-1), argnums=-2)(a, b)
+    assert isinstance(mixed, np.ndarray)
+    np.testing.assert_allclose(mixed, np.diag(2 * b * np.cos(a)))
+
+
+_B = np.array([1.5, 0.4, -0.7])
+_NESTED = {  # an outer transform of `a` around an inner one at the array _B; each closed form is d/da of the inner result
+    "grad of grad in another argument": (lambda a: func.grad(lambda a, b: (a.sin() * b ** 2).sum(), argnums=1)(a, _B).sum(),
+                                         lambda a: 2 * _B * np.cos(a)),
+    "grad of grad of a closure": (lambda a: func.grad(lambda b: (a.sin() * b ** 2).sum())(_B).sum(),
+                                  lambda a: 2 * _B * np.cos(a)),
+    "grad of jvp": (lambda a: func.jvp(lambda b: (a * b * b).sum(), (_B,), (_B,))[1], lambda a: 2 * _B ** 2),
+    "grad of hvp": (lambda a: func.hvp(lambda b: (a * b ** 3).sum(), _B, _B)[1].sum(), lambda a: 6 * _B ** 2),
+    "grad of vjp": (lambda a: func.vjp(lambda b: a * b * b, _B)[1](_B)[0].sum(), lambda a: 2 * _B ** 2),
+    "grad of jacobian": (lambda a: func.jacobian(lambda b: (a * b * b).sum())(_B).sum(), lambda a: 2 * _B),
+    "grad of jacobian by columns": (lambda a: func.jacobian(lambda b: a[:, None] * b[None, :] ** 2)(_B).sum(),
+                                    lambda a: np.full(3, 2 * _B.sum())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NESTED))
+def test_a_transform_of_arrays_around_one_at_an_array_returns_arrays(name):
+    # the inner transform's own new leaf (made for _B) counted as a Tensor of an enclosing computation:
+    # the outer result came back as a Tensor requiring grad (np.asarray of it raised), its graph kept alive
+    outer, closed_form = _NESTED[name]
+    a = np.array([0.3, -1.1, 2.0])
+    g = func.grad(outer)(a)
+    assert isinstance(g, np.ndarray), type(g)
+    np.testing.assert_allclose(g, closed_form(a))
+
+
+def test_autograd_grad_leaves_a_retained_non_leaf_grad_alone():
+    # PyTorch 2.13 fills y.grad here; torchlight's autograd.grad accumulates into no .grad (docs/decisions.md)
+    x = tl.tensor([0.5, -1.2], requires_grad=True)
+    y = (x * 2.0).retain_grad()
+    (gx,) = tl.autograd.grad((y ** 2).sum(), x)
+    np.testing.assert_allclose(gx.numpy(), 8 * x.numpy())
+    assert y.grad is None and x.grad is None
+
+
+@pytest.mark.parametrize("reduce", [lambda x: x.sum(()), lambda x: x.mean(()), lambda x: x.max(()), lambda x: x.prod(()),
+                                    lambda x: x.var((), correction=0)])
+def test_reducing_over_no_dims_reduces_nothing_as_numpy(reduce):
+    # np.sum(x, axis=()) is x; PyTorch's x.sum(()) sums everything (docs/decisions.md)
+    n = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    x = tl.tensor(n, requires_grad=True)
+    out = reduce(x)
+    assert out.shape == n.shape
+    assert gradcheck(reduce, x)

@@ -39,6 +39,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -51,6 +52,12 @@ from torchlight.tensor import Tensor
 __all__ = ["grad", "hessian", "hvp", "jacobian", "jvp", "value_and_grad", "vjp"]
 
 Argnums = int | tuple[int, ...]
+
+# Leaves a transform made whose f has returned (its differentiated arguments; jvp's and the
+# Jacobian columns' placeholder cotangents), by id: no enclosing transform differentiates with
+# respect to them, so reaching one does not make it nested. An enclosing transform's own leaves
+# join only once its f has returned, so a transform inside f that reaches them is nested.
+_DONE_LEAVES: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
 
 
 # ------------------------------------------------------------------ the transforms
@@ -159,7 +166,7 @@ def jvp(f: Callable, primals: Any, tangents: Any, *, has_aux: bool = False) -> t
     trace = _Trace("jvp", f, primals, tuple(range(len(primals))), has_aux)
     tangents = [_like("jvp", "tangent", i, t, x) for i, (t, x) in enumerate(zip(tangents, trace.inputs))]
     live = [o for o in trace.outputs if o.requires_grad]
-    dummies = [_zeros(o).requires_grad_(True) for o in live]
+    dummies = _done(*(_zeros(o).requires_grad_(True) for o in live))
     products = {id(o): _zeros(o) for o in trace.outputs}
     create = trace.grad_enabled and (trace.nested or _any_requires_grad(tangents))
     if live:
@@ -284,6 +291,7 @@ class _Trace:
                 call[i] = _enter(name, i, args[i], self.grad_enabled)
                 self.inputs.append(call[i])
             result = f(*call, **keywords)
+        _done(*(x for x in self.inputs if x.is_leaf))
         self.aux = None
         if has_aux:
             if not isinstance(result, tuple) or len(result) != 2:
@@ -423,9 +431,18 @@ def _tensors_in(value: Any) -> list[Tensor]:
 
 
 def _reaches_outside(roots: list[Tensor], own: set[int]) -> bool:
-    """Whether the graph of `roots` has a leaf requiring grad that is not in `own`."""
+    """Whether the graph of `roots` has a leaf requiring grad that is not in `own`, nor made by a
+    transform whose f has returned."""
     live = [t for t in roots if t.requires_grad]
-    return bool(live) and any(node.is_leaf and id(node) not in own for node in topological_sort(live))
+    return bool(live) and any(node.is_leaf and id(node) not in own and _DONE_LEAVES.get(id(node)) is not node
+                              for node in topological_sort(live))
+
+
+def _done(*leaves: Tensor) -> list[Tensor]:
+    """Note `leaves` as made by a transform whose f has returned (see `_DONE_LEAVES`)."""
+    for leaf in leaves:
+        _DONE_LEAVES[id(leaf)] = leaf
+    return list(leaves)
 
 
 def _any_requires_grad(tensors: Sequence[Tensor]) -> bool:
@@ -486,7 +503,7 @@ def _jacobian_blocks(trace: _Trace, out: Tensor, by: str | None = None) -> list[
 def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
     """The Jacobian one column at a time: u -> J^T u is built once (it is linear
     in u), then d<J^T u, e_j>/du = J e_j for each input element j."""
-    u = _zeros(out).requires_grad_(True)
+    (u,) = _done(_zeros(out).requires_grad_(True))
     vjps = autograd_grad([out], trace.inputs, [u], create_graph=True, retain_graph=True, allow_unused=True)
     blocks = []
     for x, g in zip(trace.inputs, vjps):
