@@ -143,8 +143,9 @@ def test_hessian_with_negative_argnums_counts_from_the_end():
 
 
 _B = np.array([1.5, 0.4, -0.7])
-_NESTED = {  # an outer transform of `a` around an inner one at the array _B; each closed form is d/da of the inner result
-    "grad of grad in another argument": (lambda a: func.grad(lambda a, b: (a.sin() * b ** 2).sum(), argnums=1)(a, _B).sum(),
+_F = lambda a, b: (a.sin() * b ** 2).sum()  # noqa: E731
+_NESTED = {  # an outer transform of `a` around an inner one at the array _B; closed forms of d/da of the inner result
+    "grad of grad in another argument": (lambda a: func.grad(_F, argnums=1)(a, _B).sum(),
                                          lambda a: 2 * _B * np.cos(a)),
     "grad of grad of a closure": (lambda a: func.grad(lambda b: (a.sin() * b ** 2).sum())(_B).sum(),
                                   lambda a: 2 * _B * np.cos(a)),
@@ -177,8 +178,8 @@ def test_autograd_grad_leaves_a_retained_non_leaf_grad_alone():
     assert y.grad is None and x.grad is None
 
 
-@pytest.mark.parametrize("reduce", [lambda x: x.sum(()), lambda x: x.mean(()), lambda x: x.max(()), lambda x: x.prod(()),
-                                    lambda x: x.var((), correction=0)])
+@pytest.mark.parametrize("reduce", [lambda x: x.sum(()), lambda x: x.mean(()), lambda x: x.max(()),
+                                    lambda x: x.prod(()), lambda x: x.var((), correction=0)])
 def test_reducing_over_no_dims_reduces_nothing_as_numpy(reduce):
     # np.sum(x, axis=()) is x; PyTorch's x.sum(()) sums everything (docs/decisions.md)
     n = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
@@ -186,3 +187,15 @@ def test_reducing_over_no_dims_reduces_nothing_as_numpy(reduce):
     out = reduce(x)
     assert out.shape == n.shape
     assert gradcheck(reduce, x)
+
+
+# ------------------------------------------------ .grad across backward calls
+def test_a_plain_backward_keeps_the_history_of_a_grad_made_with_create_graph():
+    # the sum was made with grad mode off, so x.grad lost the graph of its 3 x^2 part (PyTorch keeps it)
+    n = np.array([0.5, -1.2, 2.0])
+    x = tl.tensor(n, requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    (x ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * n ** 2 + 2 * n)
+    (h,) = tl.autograd.grad(x.grad.sum(), x)  # d/dx of 3 x^2; the plain 2 x is a constant
+    np.testing.assert_allclose(h.numpy(), 6 * n)

@@ -310,7 +310,8 @@ class Tensor:
         elif d.history is None and old.history is None:
             old._replace_data(old.data + d.data)
         else:
-            self._grad = old + d
+            with grad_mode.enable_grad():  # a plain backward keeps the history of a create_graph .grad (PyTorch)
+                self._grad = old + d
 
     def seed_derivative(self, deriv: Any) -> Tensor:
         """The gradient that starts backward: a number or a root-shaped array/Tensor."""
