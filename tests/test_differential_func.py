@@ -199,3 +199,14 @@ def test_a_plain_backward_keeps_the_history_of_a_grad_made_with_create_graph():
     np.testing.assert_allclose(x.grad.numpy(), 3 * n ** 2 + 2 * n)
     (h,) = tl.autograd.grad(x.grad.sum(), x)  # d/dx of 3 x^2; the plain 2 x is a constant
     np.testing.assert_allclose(h.numpy(), 6 * n)
+
+
+def test_transpose_without_dims_reverses_them_all_as_numpy():
+    # it swapped the last two (x.transpose() of a (2, 3, 4) was (2, 4, 3)); NumPy's is (4, 3, 2), PyTorch needs dims
+    n = np.arange(24.0).reshape(2, 3, 4)
+    x = tl.tensor(n, requires_grad=True)
+    np.testing.assert_array_equal(x.transpose().numpy(), n.transpose())
+    np.testing.assert_array_equal(x.transpose(0, -1).numpy(), np.swapaxes(n, 0, -1))
+    assert gradcheck(lambda t: t.transpose() * t.transpose().exp(), x)
+    with pytest.raises(TypeError, match="two dims"):
+        x.transpose(1)

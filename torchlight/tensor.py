@@ -957,8 +957,13 @@ class Tensor:
                              f"of a tensor of shape {self.shape}")
         return F.Permute.apply(self, axes)
 
-    def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
-        """Swap two dimensions (a 0-d tensor accepts dims 0 and -1, as PyTorch)."""
+    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Tensor:
+        """Swap two dimensions (a 0-d tensor accepts dims 0 and -1, as PyTorch); with no dims,
+        reverse them all, as NumPy's `x.transpose()` (`x.T`; PyTorch requires the two dims)."""
+        if dim0 is None and dim1 is None:
+            return self.T
+        if dim0 is None or dim1 is None:
+            raise TypeError("transpose: give the two dims to swap, or none to reverse them all (as NumPy)")
         d0, d1 = _one_dim("transpose", self, dim0), _one_dim("transpose", self, dim1)
         axes = list(range(self.ndim))
         if self.ndim:
