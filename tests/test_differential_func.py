@@ -210,3 +210,27 @@ def test_transpose_without_dims_reverses_them_all_as_numpy():
     assert gradcheck(lambda t: t.transpose() * t.transpose().exp(), x)
     with pytest.raises(TypeError, match="two dims"):
         x.transpose(1)
+
+
+# ------------------------------------------------ jacobian by columns needs a backward differentiable in g
+class _ArraySin(Function):
+    """sin with a backward written on arrays, as user Functions often are: right, but not
+    differentiable in its incoming gradient (so the columns' u -> J^T u comes back unconnected)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.backend.xp.sin(a.data)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return tl.tensor(np.cos(a.data) * g.data)
+
+
+def test_jacobian_through_a_backward_written_on_arrays_is_right_by_columns_too():
+    # 6 outputs > 2 inputs + 2 sends it by columns, which gave zeros silently (by rows it was right)
+    x = np.array([0.3, -1.1])
+    jac = func.jacobian(lambda a: _ArraySin.apply(tl.stack([a, a * 2.0, a * 3.0])))(x)
+    np.testing.assert_allclose(jac, np.stack([np.diag(k * np.cos(k * x)) for k in (1.0, 2.0, 3.0)]))
+    np.testing.assert_allclose(func.jacobian(lambda a: tl.stack([a, a, a]).floor())(x), np.zeros((3, 2, 2)))

@@ -507,13 +507,26 @@ def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
     vjps = autograd_grad([out], trace.inputs, [u], create_graph=True, retain_graph=True, allow_unused=True)
     blocks = []
     for x, g in zip(trace.inputs, vjps):
-        if g is None or not g.requires_grad or x.size == 0:  # an empty x has no column to stack
+        if g is None or x.size == 0:  # out does not depend on x; an empty x has no column to stack
             blocks.append(_zeros_of(x, out.shape + x.shape))
             continue
-        columns = [autograd_grad([g], [u], [_onehot(x, j)], retain_graph=True, create_graph=trace.nested,
-                                 materialize_grads=True)[0] for j in range(x.size)]
+        columns = _columns(g, u, x, trace.nested) if g.requires_grad else None
+        if columns is None:  # J^T u does not depend on u: a backward not differentiable in its gradient
+            raise NotImplementedError("by rows")  # (written on arrays, or only step functions): rows are right
         blocks.append(_stack(columns).reshape((x.size, out.size)).T.reshape(out.shape + x.shape))
     return blocks
+
+
+def _columns(g: Tensor, u: Tensor, x: Tensor, create_graph: bool) -> list[Tensor] | None:
+    """J e_j = d<g, e_j>/du for each element j of x, where g = J^T u; None if g does not depend on u."""
+    columns = []
+    for j in range(x.size):
+        (column,) = autograd_grad([g], [u], [_onehot(x, j)], retain_graph=True, create_graph=create_graph,
+                                  allow_unused=True)
+        if column is None:
+            return None
+        columns.append(column)
+    return columns
 
 
 def _onehot(like: Tensor, k: int) -> Tensor:
