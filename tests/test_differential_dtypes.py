@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import torchlight as tl
+from torchlight.autograd import gradcheck, gradgradcheck
 
 
 def leaf(values, backend="numpy", device=None, dtype=None):
@@ -88,3 +89,81 @@ def test_arange_reads_numpy_scalars_as_the_numbers_they_hold(args, backend, devi
     expected = np.arange(*(a.item() if isinstance(a, np.generic) else a for a in args))
     assert host(got).dtype == expected.dtype
     np.testing.assert_allclose(host(got), expected, rtol=0, atol=1e-15)
+
+
+# ------------------------------------------------------------------- prod
+def _others(values):
+    """The product of every element but the i-th, in float64, for each i (the exact reference)."""
+    with np.errstate(invalid="ignore"):
+        return np.array([np.prod(np.delete(np.asarray(values, dtype=np.float64), i)) for i in range(len(values))])
+
+
+@pytest.mark.parametrize("values", [
+    [np.inf, 2.0, 3.0], [np.nan, 2.0, 3.0], [np.inf, 0.0, 2.0], [np.nan, 0.0, 2.0], [np.inf, 0.0, 0.0, 2.0],
+    [-np.inf, -np.inf, 2.0], [-np.inf, 0.5, -4.0], [0.0, 0.0, 3.0], [2.0, -0.5, 4.0],
+])
+def test_prod_gradient_is_the_product_of_the_others_with_inf_and_nan(values, backend, device):
+    # the first-order backward divided the whole product: [inf, 2, 3] gave inf / inf = NaN (with a
+    # RuntimeWarning) for the inf, whose others' product is 6; [inf, 0, 2] gave 2 the gradient 0,
+    # not inf * 0 = NaN. The create_graph backward (masked products) was right all along.
+    expected = _others(values)
+    for create_graph in (False, True):
+        x = leaf(values, backend, device)
+        with np.errstate(invalid="ignore"):  # the forward's own inf * 0 (and create_graph's products)
+            y = x.prod()
+            if create_graph:  # (Dask computes only in host)
+                (g,) = tl.autograd.grad(y, [x], create_graph=True)
+                got = host(g.detach())
+        if not create_graph:  # the first-order backward warns of nothing
+            (g,) = tl.autograd.grad(y, [x])
+            got = host(g)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_prod_gradient_along_a_dim_with_inf_matches_the_others_product(backend, device):
+    rows = np.array([[np.inf, 2.0, 3.0], [0.0, np.inf, -1.0], [1.5, 2.0, 4.0]])
+    x = leaf(rows, backend, device)
+    with np.errstate(invalid="ignore"):
+        y = x.prod(1)
+    (g,) = tl.autograd.grad(y.sum(), [x])
+    np.testing.assert_array_equal(host(g), np.stack([_others(r) for r in rows]))
+
+
+# --------------------------------------------------------- maximum and minimum
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_a_nan_operand_of_maximum_and_minimum_gets_the_gradient_on_either_side(name, backend, device):
+    # the NaN is the result; its gradient went to the other side when the NaN was the first argument,
+    # so maximum(a, b) and maximum(b, a) differed (PyTorch 2.13 gives 1 to both sides)
+    a_values, b_values = [np.nan, 1.0, np.nan, 2.0, 3.0], [1.0, np.nan, np.nan, 2.0, -3.0]
+    ties = getattr(np, name)(a_values, b_values)
+    won = np.array([1.0, 0.0, 0.5, 0.5, 1.0 if name == "maximum" else 0.0])
+    for first, second, share in ((a_values, b_values, won), (b_values, a_values, 1.0 - won)):
+        a, b = leaf(first, backend, device), leaf(second, backend, device)
+        out = getattr(tl, name)(a, b)
+        np.testing.assert_array_equal(host(out.detach()), ties)
+        ga, gb = tl.autograd.grad(out.sum(), [a, b])
+        np.testing.assert_array_equal(host(ga), share)
+        np.testing.assert_array_equal(host(gb), 1.0 - share)
+
+
+# --------------------------------------------------------------------- matmul
+@pytest.mark.parametrize(("shape_a", "shape_b"), [
+    ((3,), (3,)), ((3,), (3, 4)), ((3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2)), ((5, 4, 2), (2, 1, 2, 3)),
+    ((4,), (2, 4, 3)), ((2, 3, 4), (4,)), ((1, 3, 4), (2, 4, 5)),
+])
+def test_matmul_follows_numpys_shape_rules_with_gradients(shape_a, shape_b, backend, device):
+    rng = np.random.default_rng(3)
+    a_values, b_values = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
+    a, b = leaf(a_values, backend, device), leaf(b_values, backend, device)
+    out = a @ b
+    expected = a_values @ b_values
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(host(out.detach()), expected, rtol=1e-12, atol=1e-12)
+    gradcheck(lambda p, q: p @ q, a, b)
+    gradgradcheck(lambda p, q: p @ q, a, b)
+
+
+def test_matmul_of_batches_that_do_not_broadcast_names_both_shapes():
+    # the message named only the batch dimensions, "(2,) and (3,)"
+    with pytest.raises(ValueError, match=r"MatMul: shapes \(2, 2, 3\) and \(3, 3, 4\): batch dimensions"):
+        tl.zeros(2, 2, 3) @ tl.zeros(3, 3, 4)

@@ -119,7 +119,11 @@ def matmul(a: Any, b: Any) -> Any:
     if k_a != k_b:
         raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: inner dimensions {k_a} and {k_b} differ")
     if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
-        broadcast_shapes("MatMul", a.shape[:-2], b.shape[:-2])
+        try:
+            broadcast_shapes("MatMul", a.shape[:-2], b.shape[:-2])
+        except ValueError:
+            raise ValueError(f"MatMul: shapes {a.shape} and {b.shape}: batch dimensions {a.shape[:-2]} and "
+                             f"{b.shape[:-2]} cannot be broadcast together") from None
     return MatMul.apply(a, b)
 
 
@@ -1335,7 +1339,9 @@ class PiecewiseConstant(Function):
 
 class Maximum(Function):
     """Elementwise `maximum(a, b)`, broadcasting; where a == b each side gets half
-    the gradient (PyTorch's convention)."""
+    the gradient (PyTorch's convention). A NaN is the result, and gets the
+    gradient, whichever side it is on (two NaNs: half each), so that
+    maximum(a, b) and maximum(b, a) agree."""
 
     pick = staticmethod(lambda xp, a, b: xp.maximum(a, b))
 
@@ -1348,8 +1354,10 @@ class Maximum(Function):
     def backward(cls, ctx: Context, g: Any) -> tuple:
         a, b = ctx.saved_tensors
         xp = g.backend.xp
-        won = xp.astype(cls.pick(xp, a.data, b.data) == a.data, g.dtype)  # 1 where a is the result
-        share_a = won - xp.astype(a.data == b.data, g.dtype) * 0.5  # a tie: half each
+        nan_a, nan_b = xp.isnan(a.data), xp.isnan(b.data)
+        won = xp.logical_or(cls.pick(xp, a.data, b.data) == a.data, nan_a)  # where a is the result
+        tie = xp.logical_or(a.data == b.data, xp.logical_and(nan_a, nan_b))
+        share_a = xp.astype(won, g.dtype) - xp.astype(tie, g.dtype) * 0.5  # a tie: half each
         need_a, need_b = ctx.needs_input_grad
         return (g * _const(g, share_a) if need_a else None), (g * _const(g, 1.0 - share_a) if need_b else None)
 
@@ -1422,8 +1430,9 @@ class Prod(Function):
     """The product over `dims`; the gradient is the product of the other elements,
     right with zeros in the input (one zero: only it gets a gradient; two: none).
 
-    A first-order backward computes it from the product of the nonzero
-    elements and the count of zeros (no division by zero). With
+    A first-order backward computes it from the product of the finite nonzero
+    elements and the counts of zeros, infs and NaNs (no division by zero or by
+    inf). With
     `create_graph` it is made differentiable instead: each element replaced
     by 1 in turn (an n x n mask per reduced slice of n elements) and Prod
     again over the last axis, so second derivatives are right at zeros too,
@@ -1444,14 +1453,33 @@ class Prod(Function):
 
 
 def _prod_of_others_array(a: Any, dims: tuple[int, ...]) -> Any:
-    """prod over `dims` of every element but the one at each position, as an array of `a`'s shape."""
+    """prod over `dims` of every element but the one at each position, as an array of `a`'s shape.
+
+    What `_prod_of_others` gives, also where a slice holds zeros, infinities or
+    NaN: the finite nonzero elements are divided out of their own product, and
+    the product of the other special elements is read from their counts (a NaN,
+    or a zero with an inf: NaN; else a zero: 0; else infs: inf with their sign;
+    none: 1). Dividing the whole product instead gave inf / inf = NaN for the
+    gradient of the inf in [inf, 2, 3], where the others' product is 6.
+    """
     xp, x = a.backend.xp, a.data
-    zero = x == 0
-    nonzero = xp.where(zero, xp.ones_like(x), x)
-    product = xp.prod(nonzero, axis=dims, keepdims=True)
-    zeros = xp.sum(xp.astype(zero, x.dtype), axis=dims, keepdims=True)
-    only_zero = xp.logical_and(zero, zeros == 1)  # the one zero of its slice gets the others' product
-    return xp.where(zeros == 0, product / nonzero, xp.where(only_zero, product, xp.zeros_like(x)))
+
+    def const(value: float) -> Any:
+        return xp.asarray(value, dtype=x.dtype, device=a.device)
+
+    zero, inf, nan = x == 0, xp.isinf(x), xp.isnan(x)
+    regular = xp.where(xp.logical_or(zero, xp.logical_or(inf, nan)), const(1.0), x)
+    rest = xp.prod(regular, axis=dims, keepdims=True) / regular
+
+    def others(mask: Any) -> Any:  # how many of the other elements of each slice are in `mask`
+        m = xp.astype(mask, x.dtype)
+        return xp.sum(m, axis=dims, keepdims=True) - m
+
+    zeros, infs, nans, negative = others(zero), others(inf), others(nan), others(x == -math.inf)
+    signed_inf = xp.where(negative % 2 == 1, const(-math.inf), const(math.inf))
+    special = xp.where(infs > 0, signed_inf, const(1.0))
+    special = xp.where(zeros > 0, xp.where(infs > 0, const(math.nan), const(0.0)), special)
+    return rest * xp.where(nans > 0, const(math.nan), special)
 
 
 def _prod_of_others(a: Any, dims: tuple[int, ...]) -> Any:
