@@ -149,3 +149,11 @@ def test_the_state_of_a_parameter_is_empty_before_its_first_step_as_pytorch():
     (p * p).sum().backward()
     opt.step()
     assert opt.state[p]["step"] == 1 and opt.state_dict()["state"][0]["step"] == 1
+
+
+def test_load_state_dict_refuses_another_kind_of_optimizers_state():
+    p = nn.Parameter(tl.ones(2))
+    adam = tl.optim.Adam([p]).state_dict()
+    with pytest.raises(ValueError, match=r"lack SGD's \['dampening', 'momentum', 'nesterov'\]"):
+        tl.optim.SGD([p], lr=0.1).load_state_dict(adam)
+    tl.optim.AdamW([p]).load_state_dict(adam)  # the same hyper-parameters: taken, as PyTorch

@@ -220,3 +220,26 @@ def test_every_in_place_replacement_is_caught_by_a_backward_that_saved_the_tenso
     replace(w, x)
     with pytest.raises(RuntimeError, match="replaced since the forward"):
         y.backward()
+
+
+def test_tl_tensor_of_a_tensor_that_requires_grad_refuses_as_of_a_list_of_them():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"tl.tensor\(x\) of a tensor that requires grad.*x.detach\(\)"):
+        tl.tensor(x)
+    assert tl.tensor(x.detach()).tolist() == [1.0, 2.0]
+
+
+def test_a_module_moved_where_it_already_is_keeps_a_pending_backward():
+    model = nn.Linear(2, 1)
+    loss = model(tl.ones(3, 2)).sum()
+    model.to()
+    model.to(backend="numpy")
+    loss.backward()
+    assert model.weight.grad.tolist() == [[3.0, 3.0]]
+
+
+def test_load_state_dict_takes_another_models_parameters():
+    source, target = nn.Linear(2, 1), nn.Linear(2, 1)
+    target.load_state_dict(dict(source.named_parameters()))
+    np.testing.assert_array_equal(target.weight.numpy(), source.weight.numpy())
+    assert target.weight.data is not source.weight.data

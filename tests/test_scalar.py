@@ -455,3 +455,13 @@ def test_long_chain_backpropagates_without_recursion_error():
     t.backward()
     assert z.grad == 1.0
     del y, t  # freeing a 100,000-deep chain must not overflow the C stack either
+
+
+def test_a_scalar_function_takes_any_tensor_classes_together_and_names_a_mix_with_values():
+    import torchlight as tl
+
+    p, t = tl.nn.Parameter(tl.ones(2)), tl.tensor([2.0, 3.0])
+    assert scalar.mul(t, p).tolist() == [2.0, 3.0]
+    for args in ((scalar.variable(1.0), t), (t, scalar.variable(1.0))):
+        with pytest.raises(TypeError, match="cannot mix a Value and a Tensor"):
+            scalar.mul(*args)

@@ -36,9 +36,13 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     An existing array is wrapped without a copy, its backend and device
     inferred; asking for another backend, device or dtype makes a copy. A
     list holding tensors takes its backend and device from the first of
-    them, unless told otherwise (see `_stacked`).
+    them, unless told otherwise (see `_stacked`). A tensor that requires
+    grad is refused, since the result would silently carry no gradient:
+    pass `x.detach()` for its values.
     """
     if isinstance(data, Tensor):
+        if data.requires_grad:  # as tl.tensor([x]) (see _stacked); PyTorch copies and warns
+            raise RuntimeError(LEAVES_GRAPH.format(what="tl.tensor(x)"))
         data = data.data
     elif isinstance(data, (list, tuple)):
         first = _first_tensor(data)

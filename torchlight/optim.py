@@ -151,6 +151,10 @@ class Optimizer:
             raise ValueError(f"{name}.load_state_dict: the state dict has groups of "
                              f"{[len(g['params']) for g in saved_groups]} parameters, this optimizer "
                              f"{[len(g['params']) for g in groups]}")
+        lacking = sorted({key for saved in saved_groups for key in self.defaults if key not in saved})
+        if lacking:
+            raise ValueError(f"{name}.load_state_dict: the state dict's groups lack {name}'s {lacking} "
+                             "(is it another kind of optimizer's?)")
         params = {i: p for group, saved in zip(groups, saved_groups) for i, p in zip(saved["params"], group["params"])}
         state = {}
         for i, entries in state_dict["state"].items():

@@ -75,23 +75,28 @@ class ScalarFunction:
 
 
 def _kind_of(args: tuple, name: str) -> type | None:
-    """None for plain numbers only, else `Value` or the Tensor class."""
+    """None for plain numbers only, else `Value`, or the class of the first Tensor (any Tensor class:
+    a Parameter and a Tensor go together)."""
     kind = None
     for a in args:
         t = type(a)
         if t is float or t is int:
             continue
         if isinstance(a, Value):
-            kind = Value if kind is None or kind is Value else _mixed(name, kind)
+            if kind is not None and kind is not Value:
+                _mixed(name)
+            kind = Value
         elif getattr(a, "_is_tensor", False):
-            kind = t if kind is None or kind is t else _mixed(name, kind)
+            if kind is Value:
+                _mixed(name)
+            kind = kind or t
         else:
             _number(a, name)
     return kind
 
 
-def _mixed(name: str, kind: type) -> type:
-    raise TypeError(f"{name}: cannot mix a Value and a {kind.__name__} in one call; use one engine or the other")
+def _mixed(name: str) -> None:
+    raise TypeError(f"{name}: cannot mix a Value and a Tensor in one call; use one engine or the other")
 
 
 def _number(x: Any, name: str) -> Any:

@@ -278,8 +278,9 @@ class Module:
         for name, (module, attr) in own.items():
             if name in state_dict:
                 target, value = getattr(module, attr), state_dict[name]
+                value = value.data if isinstance(value, Tensor) else value  # (a parameter of another model too)
                 data = tensor(value, backend=target.backend, device=target.device).data
-                if data is (value.data if isinstance(value, Tensor) else value):  # not moved: copy, as PyTorch's copy_
+                if data is value:  # not moved: copy, as PyTorch's copy_
                     data = target.backend.copy(data)
                 target._replace_data(data)
         return missing, unexpected
@@ -298,11 +299,14 @@ class Module:
         """Move every parameter, gradient and buffer to `backend`/`device`, in place.
 
         The Parameter objects stay the same (an optimizer made before still
-        holds them); their arrays are copies on the new backend/device.
+        holds them); their arrays move as `Tensor.to` moves them. A tensor
+        already there keeps its array, so a pending backward still runs.
         """
         with grad_mode.no_grad():
             for tensor in [*self.parameters(), *self.buffers()]:
                 moved = tensor.to(backend=backend, device=device)
+                if moved.data is tensor.data:
+                    continue
                 grad = tensor._grad
                 tensor.backend = moved.backend
                 tensor._replace_data(moved.data)
