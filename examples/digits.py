@@ -7,7 +7,7 @@ and accuracy curves, then saves each model with `tl.save` (safetensors),
 loads it into a fresh model and checks that the predictions are identical.
 
     pip install -e ".[examples]"
-    python examples/digits.py                       # NumPy backend, about a minute
+    python examples/digits.py                       # NumPy backend, about ten seconds
     python examples/digits.py --backend array_api_strict --epochs 3 --out /tmp/digits
 """
 
