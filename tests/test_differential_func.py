@@ -234,3 +234,47 @@ def test_jacobian_through_a_backward_written_on_arrays_is_right_by_columns_too()
     jac = func.jacobian(lambda a: _ArraySin.apply(tl.stack([a, a * 2.0, a * 3.0])))(x)
     np.testing.assert_allclose(jac, np.stack([np.diag(k * np.cos(k * x)) for k in (1.0, 2.0, 3.0)]))
     np.testing.assert_allclose(func.jacobian(lambda a: tl.stack([a, a, a]).floor())(x), np.zeros((3, 2, 2)))
+
+
+# ------------------------------------------------ nested tuples of outputs
+def _diag3(d):
+    """The (n, n, n) array with d on its diagonal i == j == k."""
+    n = len(d)
+    out = np.zeros((n, n, n))
+    out[np.arange(n), np.arange(n), np.arange(n)] = d
+    return out
+
+
+def test_hessian_of_a_tuple_valued_function_of_two_arguments():
+    # jacobian(jacobian(f, (0, 1)), (0, 1)): the inner result nests a tuple over inputs in a tuple over
+    # outputs, which the outer jacobian refused (TypeError); torch.func.hessian gives these blocks
+    u, v = np.array([0.3, -1.1, 2.0]), np.array([1.5, 0.4, -0.7])
+    (s_uu, s_uv), (s_vu, s_vv) = func.hessian(lambda u, v: ((u * v ** 3).sum(), u.sin() * v), argnums=(0, 1))(u, v)[0]
+    np.testing.assert_allclose(s_uu, np.zeros((3, 3)))
+    np.testing.assert_allclose(s_uv, np.diag(3 * v ** 2))
+    np.testing.assert_allclose(s_vu, np.diag(3 * v ** 2))
+    np.testing.assert_allclose(s_vv, np.diag(6 * u * v))
+    (w_uu, w_uv), (w_vu, w_vv) = func.hessian(lambda u, v: ((u * v ** 3).sum(), u.sin() * v), argnums=(0, 1))(u, v)[1]
+    np.testing.assert_allclose(w_uu, _diag3(-np.sin(u) * v))
+    np.testing.assert_allclose(w_uv, _diag3(np.cos(u)))
+    np.testing.assert_allclose(w_vu, _diag3(np.cos(u)))
+    np.testing.assert_allclose(w_vv, np.zeros((3, 3, 3)))
+
+
+def test_jacobian_jvp_and_vjp_of_nested_tuples_of_outputs():
+    x, t = np.array([0.3, -1.1]), np.array([2.0, 5.0])
+    f = lambda a: ((a, [a * 2.0]), a.sum())  # noqa: E731
+    (j_a, [j_2a]), j_sum = func.jacobian(f)(x)
+    np.testing.assert_allclose(j_a, np.eye(2))
+    np.testing.assert_allclose(j_2a, 2 * np.eye(2))
+    np.testing.assert_allclose(j_sum, np.ones(2))
+    value, ((p_a, [p_2a]), p_sum) = func.jvp(f, (x,), (t,))
+    np.testing.assert_allclose(value[0][1][0], 2 * x)
+    np.testing.assert_allclose(p_a, t)
+    np.testing.assert_allclose(p_2a, 2 * t)
+    np.testing.assert_allclose(p_sum, t.sum())
+    _, vjp_fn = func.vjp(f, x)
+    (g,) = vjp_fn(((t, [t]), np.array(3.0)))
+    np.testing.assert_allclose(g, t + 2 * t + 3.0)
+    with pytest.raises(ValueError, match="3 outputs"):
+        vjp_fn((t, t))

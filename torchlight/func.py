@@ -186,7 +186,8 @@ def jacobian(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callab
 
     The new function returns an array (or Tensor) of shape
     `output.shape + input.shape`: a tuple over inputs for a tuple `argnums`,
-    and a tuple over outputs (outermost) when `f` returns a tuple; with
+    and a tuple over outputs (outermost) when `f` returns a tuple (nested tuples
+    and lists keep their nesting); with
     `has_aux`, `(jacobian, aux)`. `f` runs once, then its graph is walked
     once per output element (one vjp per row, the graph retained between
     them). When an output has more elements than the inputs, it goes by
@@ -298,8 +299,7 @@ class _Trace:
                 raise TypeError(f"{name}: with has_aux=True, f must return a pair (output, aux)")
             result, self.aux = result
         self.result = result
-        self.structure = type(result) if isinstance(result, (tuple, list)) else None
-        parts = list(result) if self.structure else [result]
+        parts, self.structure = _flatten(result)  # structure None: one output
         self.outputs = [_output(name, p, self.inputs[0]) for p in parts]
         own = {id(x) for x in self.inputs if x.is_leaf}
         self.outside = _reaches_outside(self.outputs + _tensors_in(self.aux), own)
@@ -343,19 +343,41 @@ class _Trace:
         return value
 
     def rebuild(self, parts: list[Any]) -> Any:
-        """`parts` (one per output) in the structure `f` returned."""
-        return self.structure(parts) if self.structure else parts[0]
+        """`parts` (one per output) in the structure `f` returned (nested tuples and lists)."""
+        return _unflatten(self.structure, iter(parts))
 
     def unflatten_like(self, name: str, value: Any) -> list[Any]:
-        """A value shaped like f's result (one entry, or a tuple) as a list."""
+        """A value shaped like f's result (one entry, or nested tuples of them) as a flat list."""
         if self.structure is None:
             return [value]
-        if not isinstance(value, (tuple, list)) or len(value) != len(self.outputs):
-            raise ValueError(f"{name}: f returned {len(self.outputs)} outputs; give a tuple of as many cotangents")
-        return list(value)
+        parts, _ = _flatten(value)
+        if not isinstance(value, (tuple, list)) or len(parts) != len(self.outputs):
+            raise ValueError(f"{name}: f returned {len(self.outputs)} outputs; give a tuple of as many cotangents "
+                             "(nested as f's result)")
+        return parts
 
 
 # ------------------------------------------------------------------ helpers
+def _flatten(value: Any) -> tuple[list[Any], Any]:
+    """The leaves of a nest of tuples and lists, and its structure (None for a single leaf)."""
+    if not isinstance(value, (tuple, list)):
+        return [value], None
+    leaves, children = [], []
+    for v in value:
+        parts, child = _flatten(v)
+        leaves += parts
+        children.append(child)
+    return leaves, (type(value), children)
+
+
+def _unflatten(structure: Any, leaves: Any) -> Any:
+    """The inverse of `_flatten`: the next leaves of the iterator `leaves`, nested as `structure`."""
+    if structure is None:
+        return next(leaves)
+    kind, children = structure
+    return kind(_unflatten(child, leaves) for child in children)
+
+
 def _argnums(argnums: Argnums, nargs: int, name: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     if not nums:
