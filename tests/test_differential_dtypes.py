@@ -167,3 +167,35 @@ def test_matmul_of_batches_that_do_not_broadcast_names_both_shapes():
     # the message named only the batch dimensions, "(2,) and (3,)"
     with pytest.raises(ValueError, match=r"MatMul: shapes \(2, 2, 3\) and \(3, 3, 4\): batch dimensions"):
         tl.zeros(2, 2, 3) @ tl.zeros(3, 3, 4)
+
+
+# ------------------------------------------------ integer tensors in float ops
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize(("dim", "correction"), [(None, 1), (0, 0), (1, 1)])
+def test_var_and_std_of_an_integer_tensor_are_floats_as_its_mean(dtype, dim, correction, backend, device):
+    # NumPy gives float64; array_api_strict and torch raised (their var refuses integers), while mean
+    # already cast to the default float
+    values = np.array([[1, 0, 3], [4, 1, 1]]).astype(dtype)
+    x = tl.tensor(values, backend=backend, device=device)
+    floats = values.astype(np.float64)
+    for name, reference in (("var", np.var), ("std", np.std)):
+        got = getattr(x, name)(dim, correction=correction)
+        assert got.dtype == backend.default_float(device)
+        np.testing.assert_allclose(host(got), reference(floats, axis=dim, ddof=correction), rtol=1e-14)
+    np.testing.assert_allclose(host(x.mean(dim)), np.mean(floats, axis=dim), rtol=1e-14)
+
+
+# --------------------------------------------------------------------- clamp
+@pytest.mark.parametrize("bounds", [(np.float64(-0.5), 0.5), (-0.5, np.float64(0.5)), (np.float64(-0.5), None)])
+def test_clamp_reads_a_numpy_float_bound_as_a_number(bounds, backend, device):
+    # np.float64 (a float) went to the namespace's clip as it was: on NumPy the float32 result became
+    # float64, array_api_strict and torch raised a TypeError about a memoryview
+    values = np.array([-1.0, -0.5, 0.25, 0.5, 2.0], dtype=np.float32)
+    x = leaf(values, backend, device)
+    out = x.clamp(*bounds)
+    assert out.dtype == x.dtype
+    lo, hi = (None if b is None else float(b) for b in bounds)
+    np.testing.assert_array_equal(host(out.detach()), np.clip(values, lo, hi))
+    (g,) = tl.autograd.grad(out.sum(), [x])
+    inside = (values >= (-np.inf if lo is None else lo)) & (values <= (np.inf if hi is None else hi))
+    np.testing.assert_array_equal(host(g), inside.astype(np.float32))

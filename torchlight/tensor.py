@@ -803,6 +803,7 @@ class Tensor:
         """
         if min is None and max is None:
             raise ValueError("clamp: give at least one of min and max")
+        min, max = (float(b) if isinstance(b, float) else b for b in (min, max))  # np.float64: as x * it
         lo, hi = (b if b is None or isinstance(b, (int, float)) and self._lift(b).dtype == self.dtype
                   else self._lift(b) for b in (min, max))  # a float bound of an int x promotes, as x * 2.5
         for bound in (lo, hi):
@@ -842,8 +843,7 @@ class Tensor:
         """The mean over `dim` (all dims when None); an integer tensor's mean is a float (as NumPy)."""
         dims = F.normalize_dims(dim, self.ndim)
         count = math.prod(self.shape[d] for d in dims)
-        x = self if self.backend.is_floating(self.dtype) else self.astype(self.backend.default_float(self.device))
-        return F.Sum.apply(x, dims, keepdim) * F.mean_scale(count)
+        return F.Sum.apply(_floating(self), dims, keepdim) * F.mean_scale(count)
 
     def var(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
             correction: float = 1) -> Tensor:
@@ -853,7 +853,8 @@ class Tensor:
         `correction=0` NumPy's default. `keepdim` and `correction` are
         keyword-only: PyTorch's positional `var(dim, unbiased)` would
         otherwise be read silently as `keepdim`. With N - correction <= 0 the
-        result and its gradient are NaN (as PyTorch, without its warning).
+        result and its gradient are NaN (as PyTorch, without its warning). An
+        integer tensor's variance is a float, as its mean (NumPy; PyTorch raises).
 
         Example:
             >>> import torchlight as tl
@@ -862,7 +863,7 @@ class Tensor:
             >>> round(float(x.var()), 4), [round(v, 4) for v in x.grad.tolist()]
             (2.3333, [-0.8889, -0.2222, 1.1111])
         """
-        return F.Var.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
+        return F.Var.apply(_floating(self), F.normalize_dims(dim, self.ndim), keepdim, correction)
 
     def prod(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The product over `dim` (all dims when None); the gradient is right with zeros in the input.
@@ -879,8 +880,8 @@ class Tensor:
     def std(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
             correction: float = 1) -> Tensor:
         """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
-        equal (std 0) the gradient is 0, as PyTorch."""
-        return F.Std.apply(self, F.normalize_dims(dim, self.ndim), keepdim, correction)
+        equal (std 0) the gradient is 0, as PyTorch; an integer tensor's std is a float, as var's."""
+        return F.Std.apply(_floating(self), F.normalize_dims(dim, self.ndim), keepdim, correction)
 
     def logsumexp(self, dim: int | Sequence[int] | None, keepdim: bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim` (None: all dims), shifted by the max so that it does not overflow.
@@ -1174,6 +1175,12 @@ class Tensor:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+
+def _floating(x: Tensor) -> Tensor:
+    """`x`, or an integer or boolean `x` cast to the default float: what mean, var and std reduce
+    (NumPy's rule; the namespace's `var` refuses integers on array_api_strict and torch)."""
+    return x if x.backend.is_floating(x.dtype) else x.astype(x.backend.default_float(x.device))
 
 
 def _check_floating(op: str, x: Tensor) -> None:
