@@ -14,6 +14,8 @@ tied inputs, float32 kept through ops and their backward).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,99 @@ def test_clamp_reads_a_numpy_float_bound_as_a_number(bounds, backend, device):
     (g,) = tl.autograd.grad(out.sum(), [x])
     inside = (values >= (-np.inf if lo is None else lo)) & (values <= (np.inf if hi is None else hi))
     np.testing.assert_array_equal(host(g), inside.astype(np.float32))
+
+
+# ------------------------------------------------------ conventions at NaN
+def test_sign_abs_and_relu_at_nan_follow_numpy_and_their_own_rules(backend, device):
+    # docs/decisions.md: sign(nan) is NaN (NumPy, the standard; PyTorch 0), abs' at NaN is NaN
+    # (PyTorch 0), relu' at NaN is 0 (PyTorch 1)
+    values = np.array([np.nan, -2.0, 0.0, 3.0])
+    with np.errstate(invalid="ignore"):
+        expected_sign = np.sign(values)
+    for name, value, grad in (("sign", expected_sign, [0.0, 0.0, 0.0, 0.0]),
+                              ("abs", np.abs(values), [np.nan, -1.0, 0.0, 1.0]),
+                              ("relu", np.maximum(values, 0.0), [0.0, 0.0, 0.0, 1.0])):
+        x = leaf(values, backend, device)
+        out = getattr(x, name)()
+        np.testing.assert_array_equal(host(out.detach()), value)
+        (g,) = tl.autograd.grad(out.sum(), [x])
+        np.testing.assert_array_equal(host(g), grad)
+
+
+@pytest.mark.parametrize(("dtype", "expected"), [("int32", "float64"), ("int64", "float64"), ("uint8", "float16")])
+def test_an_integer_tensor_in_a_float_op_gets_numpys_dtype_on_numpy(dtype, expected):
+    # docs/decisions.md: the library's own answer (array_api_strict raises, torch gives float32)
+    values = np.array([1, 2, 4], dtype=dtype)
+    x = tl.tensor(values)
+    for name in ("exp", "sqrt", "log", "sin", "tanh"):
+        got = getattr(x, name)()
+        assert got.dtype == np.dtype(expected)
+        np.testing.assert_allclose(host(got), getattr(np, name)(values), rtol=1e-3 if expected == "float16" else 1e-15)
+    assert (x / 2).dtype == np.float64
+    with pytest.raises(TypeError):
+        tl.tensor(values, backend="array_api_strict").exp()
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x + 1.5, lambda x: 2.0 * x, lambda x: x / 3, lambda x: (x + 3.0) ** 0.5, lambda x: x ** 2,
+    lambda x: x * np.float64(0.5), lambda x: x.exp().log1p(), lambda x: x.sigmoid() * x.tanh(),
+    lambda x: x.var(1) + x.std(0).sum(), lambda x: x.prod(1) + x.norm(3), lambda x: x.logsumexp(0),
+    lambda x: x.softmax(1), lambda x: x @ x.T, lambda x: tl.maximum(x, 0.25) - tl.minimum(x, x * 0.5),
+    lambda x: x.clamp(-0.5, 0.5) + x.abs(), lambda x: tl.where(x > 0, x, 0.5), lambda x: x.cumsum(1),
+    lambda x: x.max(0) + x.min(1).sum(), lambda x: x.mean() + x.square().sum(),
+])
+def test_float32_stays_float32_through_an_op_its_gradient_and_its_second_gradient(op, backend, device):
+    values = np.array([[0.3, -0.7, 1.2], [0.5, 0.25, -0.1]], dtype=np.float32)
+    x = leaf(values, backend, device)
+    out = op(x)
+    float32 = backend.resolve_dtype("float32")
+    assert out.dtype == float32
+    (g,) = tl.autograd.grad(out.sum(), [x], create_graph=True)
+    assert g.dtype == float32
+    if g.requires_grad:
+        (h,) = tl.autograd.grad((g * g).sum(), [x], allow_unused=True)
+        assert h is None or h.dtype == float32
+
+
+# ----------------------------------------------------------------- reductions
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint8", "float32"])
+def test_reductions_of_integers_and_booleans_take_numpys_dtypes(dtype):
+    values = np.array([[1, 0, 1], [1, 1, 0]]).astype(dtype)
+    x = tl.tensor(values)
+    for got, expected in ((x.sum(), np.sum(values)), (x.sum(0), np.sum(values, 0)), (x.prod(1), np.prod(values, 1)),
+                          (x.cumsum(1), np.cumsum(values, 1)), (x.mean(), np.mean(values)),
+                          (x.max(1), np.max(values, 1)), (x.argmax(1), np.argmax(values, 1))):
+        assert host(got).dtype == expected.dtype
+        np.testing.assert_array_equal(host(got), expected)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "var", "std", "argmax", "cumsum"])
+@pytest.mark.parametrize(("shape", "dim"), [((2, 0), 0), ((2, 0), 1), ((2, 0), None), ((0,), 0)])
+def test_reductions_of_empty_tensors_match_numpy(name, shape, dim, backend, device):
+    values = np.zeros(shape)
+    reference = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "var": lambda v, axis: np.var(v, axis=axis, ddof=1),
+                 "std": lambda v, axis: np.std(v, axis=axis, ddof=1), "argmax": np.argmax, "cumsum": np.cumsum}[name]
+    if name == "cumsum" and dim is None:
+        pytest.skip("cumsum needs its dim")
+    x = tl.tensor(values, backend=backend, device=device)
+    with warnings.catch_warnings():  # NumPy's own "mean of empty slice" and "degrees of freedom"
+        warnings.simplefilter("ignore")
+        try:
+            expected = reference(values, axis=dim)
+        except ValueError:  # argmax of an empty axis
+            with pytest.raises(ValueError):
+                getattr(x, name)(dim)
+            return
+    got = getattr(x, name)(dim)
+    assert got.shape == np.shape(expected)
+    np.testing.assert_array_equal(host(got), expected)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_and_argmin_of_an_empty_dimension_raise_as_max_does(name, backend, device):
+    # NumPy raised its own ValueError, torch an IndexError and Dask nothing until computed
+    x = tl.zeros(2, 0, backend=backend, device=device)
+    assert getattr(x, name)(0).shape == np.argmax(np.zeros((2, 0)), axis=0).shape == (0,)
+    for dim in (1, None):
+        with pytest.raises(ValueError, match=f"{name}: the tensor of shape \\(2, 0\\) is empty along dim 1"):
+            getattr(x, name)(dim)

@@ -930,7 +930,8 @@ class Tensor:
         return F.Max.apply(self, _extreme_dims("max", self, dim), keepdim)
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Indices of the maxima (no gradient)."""
+        """Indices of the maxima (no gradient); an empty dimension raises ValueError, as max."""
+        _extreme_dims("argmax", self, dim)
         return Tensor._wrap(self.backend.xp.argmax(self.data, axis=dim, keepdims=keepdim), self.backend)
 
     def min(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -938,7 +939,8 @@ class Tensor:
         return F.Min.apply(self, _extreme_dims("min", self, dim), keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Indices of the minima (no gradient)."""
+        """Indices of the minima (no gradient); an empty dimension raises ValueError, as min."""
+        _extreme_dims("argmin", self, dim)
         return Tensor._wrap(self.backend.xp.argmin(self.data, axis=dim, keepdims=keepdim), self.backend)
 
     def cumsum(self, dim: int) -> Tensor:

@@ -1380,7 +1380,7 @@ def _moments(ctx: Context, a: Any, dims: tuple[int, ...], correction: float) -> 
     xp = a.backend.xp
     count = math.prod(a.shape[d] for d in dims)
     ctx.save_for_backward(a, dims, _dof_scale(count, correction))
-    if count - correction > 0:
+    if count - correction > 0 and 0 not in a.shape:  # (torch's var warns of an empty result)
         return xp.var(a.data, axis=dims, correction=correction, keepdims=True)
     return xp.full(_kept_shape(a.shape, dims), math.nan, dtype=a.dtype, device=a.device)
 
