@@ -50,6 +50,7 @@ class Backend:
         self.device = device
         self._rng: Any = None
         self._float_cache: dict[Any, bool] = {}
+        self._dtype_cache: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
@@ -99,6 +100,9 @@ class Backend:
         """
         if not isinstance(dtype, (str, type, np.dtype)):
             return dtype
+        known = self._dtype_cache.get(dtype)  # (the engine casts gradients with it: keep it cheap)
+        if known is not None:
+            return known
         try:
             name = np.dtype(dtype).name
         except TypeError:  # a name NumPy lacks (bfloat16), or a type that is no dtype
@@ -106,7 +110,9 @@ class Backend:
         found = getattr(self.xp, name, None) if name else None
         if found is None or callable(found) and not isinstance(found, type) and not hasattr(found, "itemsize"):
             raise TypeError(f"dtype {dtype!r}: backend {self.name!r} has no such dtype")
-        return np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else found
+        found = np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else found
+        self._dtype_cache[dtype] = found
+        return found
 
     def resolve_device(self, device: Any) -> Any:
         """The library's own device object for `device` (a name like "cpu",
