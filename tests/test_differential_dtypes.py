@@ -297,3 +297,29 @@ def test_argmax_and_argmin_of_an_empty_dimension_raise_as_max_does(name, backend
     for dim in (1, None):
         with pytest.raises(ValueError, match=f"{name}: the tensor of shape \\(2, 0\\) is empty along dim 1"):
             getattr(x, name)(dim)
+
+
+# ----------------------------------------- Python ints beyond a small integer dtype
+@pytest.mark.parametrize(("dtype", "number"), [("uint8", -1), ("uint8", 300), ("int8", 200), ("int8", -129),
+                                               ("int64", 2**63), ("uint8", 2**70)])
+def test_a_number_beyond_the_dtype_compares_by_value_as_numpy(dtype, number, backend, device):
+    # NumPy 2 compares by value (uint8 > -1 is all True); torchlight raised OverflowError on NumPy and
+    # array_api_strict, and torch wrapped the number silently (uint8 < 300 compared with 44)
+    values = np.array([3, 120], dtype=dtype)
+    x = tl.tensor(values, backend=backend, device=device)
+    for name in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        expected = getattr(values, name)(number)
+        got = getattr(x, name)(number)
+        assert got.shape == expected.shape and host(got).dtype == np.bool_
+        np.testing.assert_array_equal(host(got), expected)
+    np.testing.assert_array_equal(host(number < x), number < values)
+
+
+@pytest.mark.parametrize(("dtype", "number"), [("uint8", -1), ("uint8", 300), ("int8", 200)])
+def test_arithmetic_with_a_number_beyond_the_dtype_raises_as_numpy(dtype, number, backend, device):
+    # NumPy 2 raises OverflowError; torch wrapped the number silently (uint8 + -1 subtracted 1 mod 256)
+    x = tl.tensor(np.array([3, 120], dtype=dtype), backend=backend, device=device)
+    for op in (lambda: x + number, lambda: number * x, lambda: x - number):
+        with pytest.raises(OverflowError, match=f"Python integer {number} out of bounds"):
+            op()
+    np.testing.assert_array_equal(host(x + 1), np.array([4, 121], dtype=dtype))

@@ -81,6 +81,22 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
     return tensor
 
 
+_INT_RANGES: dict[tuple, tuple[int, int]] = {}
+
+# what each comparison says of every element when the number is above the dtype's range
+_ABOVE_RANGE = {"__lt__": True, "__le__": True, "__ne__": True, "__gt__": False, "__ge__": False, "__eq__": False}
+
+
+def _int_side(backend: Backend, dtype: Any, value: int) -> int:
+    """1 if the Python int `value` is above the range of the integer `dtype`, -1 below, 0 inside."""
+    key = (backend, dtype)
+    bounds = _INT_RANGES.get(key)
+    if bounds is None:
+        info = backend.xp.iinfo(dtype)
+        bounds = _INT_RANGES[key] = (int(info.min), int(info.max))
+    return 1 if value > bounds[1] else -1 if value < bounds[0] else 0
+
+
 def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
     """The Tensor operator applying `fn` to (self, other), or to (other, self) when `reverse`.
 
@@ -561,8 +577,11 @@ class Tensor:
             dtype = self.data.dtype
             if isinstance(other, float) and not backend.is_floating(dtype):
                 dtype = backend.default_float(device)
-            elif type(other) is int and not backend.is_floating(dtype) and backend.xp.isdtype(dtype, "bool"):
-                dtype = None  # the default integer (NumPy 2): `mask + 2` is not `mask + True`
+            elif type(other) is int and not backend.is_floating(dtype):
+                if backend.xp.isdtype(dtype, "bool"):
+                    dtype = None  # the default integer (NumPy 2): `mask + 2` is not `mask + True`
+                elif _int_side(backend, dtype, other):  # NumPy 2's error; torch would wrap it silently
+                    raise OverflowError(f"Python integer {other} out of bounds for {dtype}")
             return _number_tensor(backend, other, dtype, device)
         return Tensor._wrap(backend.asarray(other, device=device), backend)
 
@@ -617,6 +636,13 @@ class Tensor:
         return F.Abs.apply(self)
 
     def _compare(self, op: str, other: Any) -> Tensor:
+        if type(other) is int and op in _ABOVE_RANGE and not self.backend.is_floating(self.dtype) \
+                and not self.backend.xp.isdtype(self.dtype, "bool"):
+            side = _int_side(self.backend, self.dtype, other)
+            if side:  # a number beyond the dtype compares by value, as NumPy 2 (`uint8_x > -1` is all True)
+                answer = _ABOVE_RANGE[op] if side > 0 else op in ("__gt__", "__ge__", "__ne__")
+                return Tensor._wrap(self.backend.xp.full(self.shape, answer, dtype=self.backend.xp.bool,
+                                                         device=self.device), self.backend)
         other = self._lift(other)
         check_same_backend(op, self, other)
         if self.data.shape != other.data.shape:
