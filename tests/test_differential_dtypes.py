@@ -323,3 +323,12 @@ def test_arithmetic_with_a_number_beyond_the_dtype_raises_as_numpy(dtype, number
         with pytest.raises(OverflowError, match=f"Python integer {number} out of bounds"):
             op()
     np.testing.assert_array_equal(host(x + 1), np.array([4, 121], dtype=dtype))
+
+
+@pytest.mark.parametrize("size", [np.int64(3), np.int32(3), 3])
+def test_full_takes_a_numpy_integer_size_as_numpy(size, backend, device):
+    # full(np.int64(3), 1.5) raised "object of type 'numpy.int64' has no len()" (np.full takes it)
+    made = tl.full(size, 1.5, backend=backend, device=device)
+    np.testing.assert_array_equal(host(made), np.full(size, 1.5))
+    assert tl.zeros(size, 2, backend=backend, device=device).shape == np.zeros((size, 2)).shape
+    assert tl.full(tl.tensor(3), 0.0, backend=backend, device=device).shape == (3,)

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -111,8 +112,9 @@ def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
 
 
 def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
-    if isinstance(shape, int):
-        return (shape,)
+    """`shape` as a tuple: one size (an int, a NumPy integer, a 0-d integer tensor), sizes, or one sequence of them."""
+    if hasattr(shape, "__index__"):  # full(np.int64(3), x) as np.full; isinstance(int) missed NumPy integers
+        return (operator.index(shape),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
     return tuple(shape)
