@@ -5,11 +5,15 @@ differences, never against torch.
 
 Covered: dtype spellings on every backend (`np.float32`, `"f4"`, `int`),
 `rand`/`randn` with an integer dtype, `arange` with NumPy scalar arguments,
-`var`/`std` of integer tensors, `clamp` with a NumPy float bound, `prod`'s
-gradient with a zero beside inf or NaN, `maximum`/`minimum` with a NaN
-operand, matmul's shape error, and pins of conventions the hunt confirmed
-(matmul's 1-d and batched shapes with gradients, reductions over empty and
-tied inputs, float32 kept through ops and their backward).
+`full` with a NumPy integer size, `var`/`std` of integer tensors, `clamp`
+with a NumPy float bound, `prod`'s gradient with inf or NaN in the slice,
+`maximum`/`minimum` with a NaN operand, argmax/argmin of an empty dim,
+Python ints beyond a small integer dtype (compared by value, an
+OverflowError in arithmetic), matmul's batch shape error; and pins of what
+the hunt confirmed or docs/decisions.md records (matmul's 1-d and batched
+shapes with gradients, NumPy's dtypes for reductions of ints and bools,
+empty reductions, float32 kept through ops and two derivatives, sign, abs
+and relu at NaN, integer tensors in float ops).
 """
 
 from __future__ import annotations
