@@ -336,3 +336,10 @@ def test_full_takes_a_numpy_integer_size_as_numpy(size, backend, device):
     np.testing.assert_array_equal(host(made), np.full(size, 1.5))
     assert tl.zeros(size, 2, backend=backend, device=device).shape == np.zeros((size, 2)).shape
     assert tl.full(tl.tensor(3), 0.0, backend=backend, device=device).shape == (3,)
+
+
+def test_full_still_takes_a_1d_array_of_sizes_as_numpy():
+    # a 1-d array has __index__ too (it raises TypeError): taken for one size, it broke what worked before
+    sizes = np.array([2, 3])
+    assert tl.full(sizes, 1.5).shape == np.full(sizes, 1.5).shape == (2, 3)
+    assert tl.full(tl.tensor(sizes), 1.5).shape == (2, 3)

@@ -112,8 +112,11 @@ def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
 
 
 def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
-    """`shape` as a tuple: one size (an int, a NumPy integer, a 0-d integer tensor), sizes, or one sequence of them."""
-    if hasattr(shape, "__index__"):  # full(np.int64(3), x) as np.full; isinstance(int) missed NumPy integers
+    """`shape` as a tuple: one size (an int, a NumPy integer, a 0-d integer tensor), sizes, or one
+    sequence or 1-d array of them (as np.full takes)."""
+    # full(np.int64(3), x) as np.full; isinstance(int) missed NumPy integers. A 1-d array has
+    # __index__ too (it raises), so only a 0-d one is one size
+    if hasattr(shape, "__index__") and getattr(shape, "ndim", 0) == 0:
         return (operator.index(shape),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
