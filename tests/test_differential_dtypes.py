@@ -9,11 +9,12 @@ Covered: dtype spellings on every backend (`np.float32`, `"f4"`, `int`),
 with a NumPy float bound, `prod`'s gradient with inf or NaN in the slice,
 `maximum`/`minimum` with a NaN operand, argmax/argmin of an empty dim,
 Python ints beyond a small integer dtype (compared by value, an
-OverflowError in arithmetic), matmul's batch shape error; and pins of what
-the hunt confirmed or docs/decisions.md records (matmul's 1-d and batched
-shapes with gradients, NumPy's dtypes for reductions of ints and bools,
-empty reductions, float32 kept through ops and two derivatives, sign, abs
-and relu at NaN, integer tensors in float ops).
+OverflowError in arithmetic, NumPy's clip in clamp), matmul's batch shape
+error; and pins of what the hunt confirmed or docs/decisions.md records
+(matmul's 1-d and batched shapes with gradients, NumPy's dtypes for
+reductions of ints and bools, empty reductions, float32 kept through ops
+and two derivatives, sign, abs and relu at NaN, integer tensors in float
+ops).
 """
 
 from __future__ import annotations
@@ -327,6 +328,27 @@ def test_arithmetic_with_a_number_beyond_the_dtype_raises_as_numpy(dtype, number
         with pytest.raises(OverflowError, match=f"Python integer {number} out of bounds"):
             op()
     np.testing.assert_array_equal(host(x + 1), np.array([4, 121], dtype=dtype))
+
+
+@pytest.mark.parametrize(("dtype", "lo", "hi"), [("uint8", -1, 5), ("uint8", -5, 300), ("uint8", 2, 300),
+                                                 ("uint8", None, 300), ("int8", -200, 50), ("int8", -129, None)])
+def test_clamp_by_a_number_beyond_the_dtype_that_clips_nothing_is_numpys_clip(dtype, lo, hi, backend, device):
+    # np.clip takes a lower bound below the dtype (or an upper one above it): it clips nothing there.
+    # 1dc4a58 lifted every number bound, so uint8_x.clamp(-1, 5) raised OverflowError (torch wraps -1: [5, 5])
+    values = np.array([3, 120], dtype=dtype)
+    got = tl.tensor(values, backend=backend, device=device).clamp(lo, hi)
+    expected = np.clip(values, lo, hi)
+    assert host(got).dtype == expected.dtype
+    np.testing.assert_array_equal(host(got), expected)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(300, None), (None, -1), (2, -1), (300, 5)])
+def test_clamp_by_a_number_beyond_the_dtype_on_the_clipping_side_raises_as_numpy(lo, hi, backend, device):
+    x = tl.tensor(np.array([3, 120], dtype=np.uint8), backend=backend, device=device)
+    with pytest.raises(OverflowError, match="out of bounds for"):
+        x.clamp(lo, hi)
+    with pytest.raises(OverflowError):
+        np.clip(np.array([3, 120], dtype=np.uint8), lo, hi)
 
 
 @pytest.mark.parametrize("size", [np.int64(3), np.int32(3), 3])

@@ -829,9 +829,7 @@ class Tensor:
         """
         if min is None and max is None:
             raise ValueError("clamp: give at least one of min and max")
-        min, max = (float(b) if isinstance(b, float) else b for b in (min, max))  # np.float64: as x * it
-        lo, hi = (b if b is None or isinstance(b, (int, float)) and self._lift(b).dtype == self.dtype
-                  else self._lift(b) for b in (min, max))  # a float bound of an int x promotes, as x * 2.5
+        lo, hi = _clamp_bound(self, min, below=True), _clamp_bound(self, max, below=False)
         for bound in (lo, hi):
             if isinstance(bound, Tensor):
                 check_same_backend("clamp", self, bound)
@@ -1209,6 +1207,27 @@ def _floating(x: Tensor) -> Tensor:
     """`x`, or an integer or boolean `x` cast to the default float: what mean, var and std reduce
     (NumPy's rule; the namespace's `var` refuses integers on array_api_strict and torch)."""
     return x if x.backend.is_floating(x.dtype) else x.astype(x.backend.default_float(x.device))
+
+
+def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
+    """A bound of `x.clamp` (the lower one when `below`) as Clamp takes it: None, a number, or a Tensor.
+
+    A number that `x * bound` would promote (a float bound of an integer x, an
+    int of a boolean x) goes in as a Tensor, so the result promotes alike; a
+    NumPy float counts as the float it is. A Python int beyond an integer x's
+    range clips nothing on one side (a lower bound below it, an upper one
+    above it) and is dropped, as NumPy 2's clip (`uint8_x.clamp(-1, 5)`); on
+    the other side it is NumPy's OverflowError (from `_lift`).
+    """
+    if bound is None:
+        return None
+    if isinstance(bound, float):
+        bound = float(bound)  # np.float64: as x * it
+    elif type(bound) is int and not x.backend.is_floating(x.dtype) and not x.backend.xp.isdtype(x.dtype, "bool") \
+            and _int_side(x.backend, x.dtype, bound) == (-1 if below else 1):
+        return None
+    lifted = x._lift(bound)
+    return bound if isinstance(bound, (int, float)) and lifted.dtype == x.dtype else lifted
 
 
 def _check_floating(op: str, x: Tensor) -> None:
