@@ -1238,13 +1238,9 @@ def _check_floating(op: str, x: Tensor) -> None:
 
 def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:
     """A leaf of class `cls` (Tensor, Parameter, ...) around `data`: what pickling and copying make."""
-    t = object.__new__(cls)
-    t.data = data
-    t.backend = backend
+    t = object.__new__(cls)  # (not cls(...): a subclass's __init__ may take other arguments)
+    Tensor.__init__(t, data, backend)
     t.requires_grad = requires_grad
-    t.history = None
-    t._grad = None
-    t._retains_grad = False
     return t
 
 
