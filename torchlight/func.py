@@ -511,9 +511,11 @@ def _jacobian_blocks(trace: _Trace, out: Tensor, by: str | None = None) -> list[
         by = "columns" if out.size > sum(x.size for x in trace.inputs) + 2 else "rows"
     if by == "columns":
         try:
-            return _jacobian_by_columns(trace, out)
+            blocks = _jacobian_by_columns(trace, out)
         except NotImplementedError:  # a backward that cannot be recorded (a user's Function may say so)
-            pass
+            blocks = None
+        if blocks is not None:
+            return blocks
     rows: list[list[Tensor]] = [[] for _ in trace.inputs]
     for k in range(out.size):
         grads = trace.pullback([out], [_onehot(out, k)], create_graph=trace.nested, retain_graph=True)
@@ -522,9 +524,10 @@ def _jacobian_blocks(trace: _Trace, out: Tensor, by: str | None = None) -> list[
     return [_stack(row).reshape(out.shape + x.shape) for row, x in zip(rows, trace.inputs)]
 
 
-def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
+def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor] | None:
     """The Jacobian one column at a time: u -> J^T u is built once (it is linear
-    in u), then d<J^T u, e_j>/du = J e_j for each input element j."""
+    in u), then d<J^T u, e_j>/du = J e_j for each input element j. None when
+    J^T u does not depend on u (then only rows are right)."""
     (u,) = _done(_zeros(out).requires_grad_(True))
     vjps = autograd_grad([out], trace.inputs, [u], create_graph=True, retain_graph=True, allow_unused=True)
     blocks = []
@@ -533,8 +536,8 @@ def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor]:
             blocks.append(_zeros_of(x, out.shape + x.shape))
             continue
         columns = _columns(g, u, x, trace.nested) if g.requires_grad else None
-        if columns is None:  # J^T u does not depend on u: a backward not differentiable in its gradient
-            raise NotImplementedError("by rows")  # (written on arrays, or only step functions): rows are right
+        if columns is None:  # a backward not differentiable in its gradient (written on arrays), or
+            return None  # only step functions on the path
         blocks.append(_stack(columns).reshape((x.size, out.size)).T.reshape(out.shape + x.shape))
     return blocks
 
