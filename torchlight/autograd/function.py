@@ -43,7 +43,8 @@ MODIFIED = (
 # How many times a tensor's array has been replaced in place (`Tensor._replace_data`: an
 # optimizer's step, `w -= ...`, `.grad` accumulating). A Context notes the count when its
 # forward runs and a tensor the count when it was last replaced, so that a backward can tell
-# a saved tensor replaced since (what PyTorch's version counters do), at no cost per op.
+# a saved tensor replaced since (what PyTorch's version counters do) for one integer per
+# recorded op, and nothing per saved value until a backward reads them.
 WRITES = [0]
 
 # One tuple per pattern of `needs_input_grad`, shared by every context with
