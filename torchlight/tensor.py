@@ -518,7 +518,8 @@ class Tensor:
         return operator.index(self.item())
 
     def __format__(self, spec: str) -> str:
-        """A 0-d tensor formats as its number (`f"{loss:.4f}"`, as PyTorch); any other as `str(t)`."""
+        """A 0-d tensor formats as its number (`f"{loss:.4f}"`, as PyTorch); any other as `str(t)`,
+        and a format spec for it is a TypeError (as PyTorch's)."""
         if self.ndim == 0:
             return format(self.item(), spec)
         return object.__format__(self, spec)
