@@ -157,3 +157,10 @@ def test_load_state_dict_refuses_another_kind_of_optimizers_state():
     with pytest.raises(ValueError, match=r"lack SGD's \['dampening', 'momentum', 'nesterov'\]"):
         tl.optim.SGD([p], lr=0.1).load_state_dict(adam)
     tl.optim.AdamW([p]).load_state_dict(adam)  # the same hyper-parameters: taken, as PyTorch
+
+
+def test_two_keys_whose_paths_read_alike_keep_their_own_arrays(tmp_path):
+    # "a/b" at the top and "b" inside "a" are both stored under the path "a/b": the second must not overwrite
+    tl.save({"a/b": tl.tensor([1.0]), "a": {"b": tl.tensor([2.0])}}, tmp_path / "alike.safetensors")
+    back = tl.load(tmp_path / "alike.safetensors")
+    assert back["a/b"].tolist() == [1.0] and back["a"]["b"].tolist() == [2.0]
