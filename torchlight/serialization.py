@@ -64,7 +64,9 @@ def _as_state(obj: Any) -> Any:
 
 
 def _is_array(value: Any) -> bool:
-    return isinstance(value, Tensor) or (hasattr(value, "shape") and hasattr(value, "dtype"))
+    """A Tensor or an array; a NumPy scalar (it has a shape and a dtype too) is a number."""
+    return isinstance(value, Tensor) or (hasattr(value, "shape") and hasattr(value, "dtype")
+                                         and not isinstance(value, np.generic))
 
 
 def _is_flat(state: Mapping[Any, Any]) -> bool:
