@@ -264,11 +264,15 @@ def test_hessian_of_a_tuple_valued_function_of_two_arguments():
 def test_jacobian_jvp_and_vjp_of_nested_tuples_of_outputs():
     x, t = np.array([0.3, -1.1]), np.array([2.0, 5.0])
     f = lambda a: ((a, [a * 2.0]), a.sum())  # noqa: E731
-    (j_a, [j_2a]), j_sum = func.jacobian(f)(x)
+    jac = func.jacobian(f)(x)
+    assert type(jac) is tuple and type(jac[0]) is tuple and type(jac[0][1]) is list  # (unpacking takes any kind)
+    (j_a, [j_2a]), j_sum = jac
     np.testing.assert_allclose(j_a, np.eye(2))
     np.testing.assert_allclose(j_2a, 2 * np.eye(2))
     np.testing.assert_allclose(j_sum, np.ones(2))
-    value, ((p_a, [p_2a]), p_sum) = func.jvp(f, (x,), (t,))
+    value, tangent_out = func.jvp(f, (x,), (t,))
+    assert type(value[0][1]) is list and type(tangent_out[0][1]) is list
+    (p_a, [p_2a]), p_sum = tangent_out
     np.testing.assert_allclose(value[0][1][0], 2 * x)
     np.testing.assert_allclose(p_a, t)
     np.testing.assert_allclose(p_2a, 2 * t)
