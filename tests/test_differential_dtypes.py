@@ -57,7 +57,7 @@ def test_python_types_name_numpys_dtypes_on_every_backend(python_type, name, bac
     assert host(made).dtype == np.dtype(name)
 
 
-@pytest.mark.parametrize("name", ["exp", "float128x", "bfloat16"])
+@pytest.mark.parametrize("name", ["exp", "float128x", "bfloat16", "pi", "linalg"])
 def test_a_name_that_is_no_dtype_of_the_backend_raises_a_type_error(name, backend):
     if name == "bfloat16" and hasattr(backend.xp, "bfloat16"):
         pytest.skip("this backend has bfloat16")

@@ -108,7 +108,11 @@ class Backend:
         except TypeError:  # a name NumPy lacks (bfloat16), or a type that is no dtype
             name = dtype if isinstance(dtype, str) else None
         found = getattr(self.xp, name, None) if name else None
-        if found is None or callable(found) and not isinstance(found, type) and not hasattr(found, "itemsize"):
+        try:  # the namespace's own word on it: "exp", "pi" or "linalg" name no dtype
+            is_dtype = found is not None and self.xp.isdtype(found, ("bool", "numeric"))
+        except (TypeError, AttributeError):  # (torch raises AttributeError for a non-dtype)
+            is_dtype = False
+        if not is_dtype:
             raise TypeError(f"dtype {dtype!r}: backend {self.name!r} has no such dtype")
         found = np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else found
         self._dtype_cache[dtype] = found
