@@ -58,8 +58,9 @@ def test_pickle_keeps_values_dtype_and_requires_grad_and_drops_history_and_grad(
 
 def test_copy_copy_shares_the_array_as_a_new_leaf():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
-    y = copy.copy(x * 2.0)
-    assert y.is_leaf and y.requires_grad
+    h = x * 2.0
+    y = copy.copy(h)
+    assert y.data is h.data and y.is_leaf and y.requires_grad and not h.is_leaf
     np.testing.assert_array_equal(y.numpy(), [2.0, 4.0])
 
 
