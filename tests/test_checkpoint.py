@@ -85,7 +85,7 @@ def test_truncated_corrupt_and_foreign_files(tmp_path):
 def test_bad_objects_to_save(tmp_path):
     with pytest.raises(TypeError, match="expected a Module, an optimizer or a mapping"):
         tl.save([1, 2], tmp_path / "x.safetensors")
-    with pytest.raises(TypeError, match="'run/w' is a object"):
+    with pytest.raises(TypeError, match="'run/w' is of type object"):
         tl.save({"run": {"w": object()}}, tmp_path / "x.safetensors")
     with pytest.raises(TypeError, match="key 1.5 at 'run'"):
         tl.save({"run": {1.5: 2}}, tmp_path / "x.safetensors")

@@ -96,7 +96,7 @@ def _encode(value: Any, path: str, arrays: dict[str, np.ndarray]) -> Any:
         return {"value": value}
     if isinstance(value, np.generic):  # a NumPy scalar (an lr from a schedule)
         return {"value": value.item()}
-    raise TypeError(f"tl.save: {path or 'the top'!r} is a {type(value).__name__}; a checkpoint holds tensors, "
+    raise TypeError(f"tl.save: {path or 'the top'!r} is of type {type(value).__name__}; a checkpoint holds tensors, "
                     "arrays, numbers, strings, None, and dicts, lists and tuples of them")
 
 
