@@ -320,9 +320,14 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({name}): " + repr(module).replace("\n", "\n  ")
-                 for name, module in self._modules.items() if module is not None]
-        head = f"{type(self).__name__}({self.extra_repr()}"
-        if not lines:
+        """PyTorch's layout: a one-line extra_repr and no sub-modules stay on one line; otherwise
+        each line of extra_repr, then each sub-module (None too, as Sequential counts it), indented."""
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
+        head = f"{type(self).__name__}("
+        if len(extra_lines) == 1 and not child_lines:
+            return head + extra + ")"
+        if not extra_lines and not child_lines:
             return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        return head + "\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"

@@ -1,0 +1,48 @@
+"""Regressions found by comparing the Module API (registration, traversal, repr, state) with PyTorch.
+
+PyTorch (2.13, CPU) was only the discovery tool: each test writes the
+expected names, layouts and messages out by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import torchlight as tl
+from torchlight import nn
+
+
+class Settings(nn.Module):
+    """A module whose extra_repr spans two lines, as PyTorch's BatchNorm-like layers may."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(tl.zeros(2))
+
+    def extra_repr(self):
+        return "a=1\nb=2"
+
+
+class Holder(nn.Module):
+    """A one-line extra_repr and a sub-module."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Settings()
+
+    def extra_repr(self):
+        return "top=1"
+
+
+def test_repr_puts_extra_repr_on_its_own_lines_when_it_spans_lines_or_has_children():
+    assert repr(Settings()) == "Settings(\n  a=1\n  b=2\n)"
+    assert repr(Holder()) == "Holder(\n  top=1\n  (inner): Settings(\n    a=1\n    b=2\n  )\n)"
+    assert repr(nn.Linear(2, 3)) == "Linear(in_features=2, out_features=3, bias=True)"
+    assert repr(nn.Sequential()) == "Sequential()"
+
+
+def test_repr_shows_a_sub_module_set_to_none_as_len_counts_it():
+    model = nn.Sequential(nn.ReLU(), nn.Tanh())
+    setattr(model, "0", None)
+    assert len(model) == 2
+    assert repr(model) == "Sequential(\n  (0): None\n  (1): Tanh()\n)"
