@@ -46,3 +46,21 @@ def test_repr_shows_a_sub_module_set_to_none_as_len_counts_it():
     setattr(model, "0", None)
     assert len(model) == 2
     assert repr(model) == "Sequential(\n  (0): None\n  (1): Tanh()\n)"
+
+
+def test_a_plain_setting_may_come_before_super_init_but_a_parameter_may_not():
+    class Configured(nn.Module):
+        def __init__(self, width):
+            self.width = width  # PyTorch allows a plain attribute here
+            super().__init__()
+            self.w = nn.Parameter(tl.zeros(width))
+
+    model = Configured(3)
+    assert model.width == 3 and [name for name, _ in model.named_parameters()] == ["w"]
+
+    class Early(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(tl.zeros(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Early()

@@ -53,7 +53,10 @@ class Module:
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
-        if "_parameters" not in self.__dict__:
+        if "_parameters" not in self.__dict__:  # (a plain setting before it is fine, as in PyTorch)
+            if not isinstance(value, (Parameter, Module)):
+                object.__setattr__(self, name, value)
+                return
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() has run (call super().__init__())")
         if isinstance(value, Parameter):
             self._forget(name, keep=self._parameters)
