@@ -64,3 +64,13 @@ def test_a_plain_setting_may_come_before_super_init_but_a_parameter_may_not():
 
     with pytest.raises(AttributeError, match="before Module.__init__"):
         Early()
+
+
+def test_load_state_dict_refuses_a_list_of_pairs_instead_of_loading_nothing():
+    layer = nn.Linear(1, 1)
+    pairs = [("weight", tl.ones(1, 1)), ("bias", tl.ones(1))]
+    for strict in (True, False):
+        with pytest.raises(TypeError, match="expected a mapping of names to arrays, not list"):
+            layer.load_state_dict(pairs, strict=strict)
+    assert layer.load_state_dict(dict(pairs)) == ([], [])
+    assert layer.weight.item() == 1.0

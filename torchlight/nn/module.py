@@ -254,6 +254,8 @@ class Module:
         `strict=False` missing and unexpected names are allowed. Values move
         to each parameter's own backend and device. Returns (missing, unexpected).
         """
+        if not isinstance(state_dict, Mapping):  # (a list of pairs would match no name and, non-strict, load nothing)
+            raise TypeError(f"load_state_dict: expected a mapping of names to arrays, not {type(state_dict).__name__}")
         own = self._state_slots()
         missing = [name for name in own if name not in state_dict]
         unexpected = [name for name in state_dict if name not in own]
