@@ -74,3 +74,12 @@ def test_load_state_dict_refuses_a_list_of_pairs_instead_of_loading_nothing():
             layer.load_state_dict(pairs, strict=strict)
     assert layer.load_state_dict(dict(pairs)) == ([], [])
     assert layer.weight.item() == 1.0
+
+
+def test_slicing_a_sequential_keeps_an_entry_set_to_none():
+    model = nn.Sequential(nn.ReLU(), nn.Tanh(), nn.Sigmoid())
+    setattr(model, "1", None)
+    part = model[0:2]
+    assert len(part) == 2 and part[0] is model[0] and part[1] is None
+    assert [name for name, _ in model[1:].named_children()] == ["2"]
+    assert model[1:](tl.tensor([0.0])).item() == 0.5  # the None entry is skipped, Sigmoid(0) = 0.5

@@ -46,8 +46,11 @@ class Sequential(Module):
 
     def __getitem__(self, index: int | slice) -> Module:
         items = list(self._modules.items())
-        if isinstance(index, slice):
-            return Sequential(OrderedDict(items[index]))
+        if isinstance(index, slice):  # (add_module, not the constructor: an entry set to None stays, as PyTorch)
+            part = Sequential()
+            for name, module in items[index]:
+                part.add_module(name, module)
+            return part
         return items[index][1]
 
     def append(self, module: Module) -> Sequential:
