@@ -152,11 +152,18 @@ def _pow(a: Any, b: Any) -> Any:
         raise ZeroDivisionError(f"pow: zero to a negative power ({a!r} ** {b!r})")
     try:
         result = a ** b
-    except OverflowError:
-        return -_inf if a < 0 and b % 2 == 1 else _inf
+    except OverflowError:  # (a negative base to a fractional power overflows before it turns complex)
+        result = _signed_inf(a, b) if a >= 0 or b % 1 == 0 else 1j
     if isinstance(result, complex):
         raise ValueError(f"pow: a negative base to a fractional power has no real value ({a!r} ** {b!r})")
     return result
+
+
+def _signed_inf(a: Any, b: Any) -> float:
+    """The infinity `a ** b` overflows to (or, for a pole `0 ** b`, tends to): negative only for
+    a negative base (or -0.0) to an odd integer power."""
+    negative = a < 0 or a == 0 and math.copysign(1.0, a) < 0  # (copysign would float a huge int)
+    return -_inf if negative and b % 2 == 1 else _inf
 
 
 def _exp(x: Any) -> float:
@@ -200,13 +207,12 @@ def _max(a: Any, b: Any) -> Any:
 
 # ---------------------------------------- vector-Jacobian products (numbers)
 def _pow_or_inf(a: float, b: float) -> float:
-    """`a ** b` for a derivative: a pole (0 to a negative power) is +inf."""
+    """`a ** b` for a derivative: a pole (0 to a negative power) or an overflow is an infinity of
+    the sign the power has (-inf for a negative base to an odd power)."""
     try:
         return a ** b
-    except ZeroDivisionError:
-        return _inf
-    except OverflowError:
-        return _inf
+    except (ZeroDivisionError, OverflowError):
+        return _signed_inf(a, b)
 
 
 def _pow_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
@@ -225,8 +231,8 @@ def _sqrt_vjp(d: float, out: float, x: float) -> float:
 
 
 def _max_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
-    """The gradient goes to the larger argument; a tie sends it all to `a`."""
-    return (d, 0.0) if a >= b else (0.0, d)
+    """The gradient goes to the argument `_max` returns: the larger, `a` at a tie, the NaN if one is."""
+    return (d, 0.0) if a >= b or a != a else (0.0, d)
 
 
 # ------------------------------------------------------ the vectorised forms
@@ -237,6 +243,10 @@ def _sigmoid_array(xp: Any, x: Any) -> Any:
 
 def _step_array(xp: Any, x: Any) -> Any:
     return xp.astype(x > 0, x.dtype)
+
+
+def _right_wins_array(xp: Any, a: Any, b: Any) -> Any:
+    return xp.astype(xp.logical_not((a >= b) | (a != a)), a.dtype)
 
 
 def _zero_array(xp: Any, x: Any, *rest: Any) -> Any:
@@ -256,6 +266,9 @@ def _zero_vjp(d: float, out: float, *args: float) -> Any:
 zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),), _zero_vjp)
 one = ScalarFunction("one", lambda x: 1.0, _one_array, (lambda x: zero(x),), _zero_vjp)
 step = ScalarFunction("step", lambda x: 1.0 if x > 0 else 0.0, _step_array, (lambda x: zero(x),), _zero_vjp)
+# 1.0 where max(a, b) is b (b larger, or b alone NaN), else 0.0: which side max's gradient goes to
+right_wins = ScalarFunction("right_wins", lambda a, b: 0.0 if a >= b or a != a else 1.0, _right_wins_array,
+                            (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
 
 add = ScalarFunction("add", _add, lambda xp, a, b: a + b, (lambda a, b: one(a), lambda a, b: one(b)),
                      lambda d, out, a, b: (d, d), "sum")
@@ -283,7 +296,7 @@ inv = ScalarFunction("inv", _inv, lambda xp, x: 1.0 / x, (lambda x: neg(div(1.0,
                      lambda d, out, x: -d * out * out)
 log = ln
 max = ScalarFunction("max", _max, lambda xp, a, b: xp.maximum(a, b),
-                     (lambda a, b: sub(one(a), step(sub(b, a))), lambda a, b: step(sub(b, a))), _max_vjp, "max")
+                     (lambda a, b: sub(one(a), right_wins(a, b)), lambda a, b: right_wins(a, b)), _max_vjp, "max")
 # numbers-only helpers that read as their names (no gradient)
 eq = ScalarFunction("eq", lambda a, b: 1.0 if a == b else 0.0, lambda xp, a, b: xp.astype(a == b, a.dtype),
                     (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)

@@ -1,0 +1,81 @@
+"""`torchlight.scalar` at the edges a differential hunt found wrong (against `math`, closed forms
+and central differences): powers that overflow, and max beside a NaN.
+
+Each test failed before its fix. References are float64 `math` values or closed forms; no
+other library is needed at test time.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+from torchlight import scalar
+from torchlight.autograd import central_difference
+from torchlight.scalar import variable
+
+
+def grads(fn, *xs):
+    """fn's value and the gradient in each argument, by the scalar engine."""
+    leaves = [variable(x) for x in xs]
+    out = fn(*leaves)
+    out.backward()
+    return out.data, [v.grad for v in leaves]
+
+
+def host(t) -> list[float]:
+    return np.asarray(t.backend.to_numpy(t.data), dtype=np.float64).tolist()
+
+
+# ------------------------------------------------------------ pow at overflow
+@pytest.mark.parametrize("make", [float, variable], ids=["number", "Value"])
+@pytest.mark.parametrize("base, exponent", [(-1e200, 2.5), (-1e-200, -2.5), (-1e300, 1.5)])
+def test_a_negative_base_to_a_fractional_power_raises_even_where_it_overflows(make, base, exponent):
+    # math.pow says the same (ValueError); `a ** b` overflowed first and gave +inf
+    with pytest.raises(ValueError, match="math domain error"):
+        math.pow(base, exponent)
+    with pytest.raises(ValueError, match="fractional power"):
+        scalar.pow(make(base), exponent)
+
+
+@pytest.mark.parametrize("base, exponent", [(-1e200, 3.0), (-1e-200, -3.0), (-1e200, 2.0), (1e200, 3.0)])
+def test_an_integer_power_that_overflows_has_the_sign_of_the_power(base, exponent):
+    sign = -1.0 if base < 0 and exponent % 2 == 1 else 1.0
+    assert scalar.pow(base, exponent) == sign * math.inf
+    assert scalar.pow(variable(base), exponent).data == sign * math.inf
+
+
+@pytest.mark.parametrize("base, exponent", [(-1e-200, -2.0), (1e-200, -2.0), (-1e200, 3.0), (-1e-200, -4.0),
+                                            (-1e120, 4.0)])
+def test_a_derivative_that_overflows_has_the_sign_of_the_closed_form(base, exponent):
+    # d/dx x^p = p x^(p-1): an odd p - 1 keeps the base's sign (it was always +inf)
+    _, (g,) = grads(lambda x: x ** exponent, base)
+    closed_sign = math.copysign(1.0, exponent) * (math.copysign(1.0, base) if (exponent - 1) % 2 == 1 else 1.0)
+    assert g == closed_sign * math.inf
+    # where the slope is finite, the same rule agrees with central differences
+    x = base / abs(base) * 0.7
+    _, (g,) = grads(lambda v: v ** exponent, x)
+    assert g == pytest.approx(central_difference(lambda v: v ** exponent, x), rel=1e-6)
+
+
+# ---------------------------------------------------------------- max and NaN
+@pytest.mark.parametrize("a, b, expected", [(math.nan, 1.0, [1.0, 0.0]), (1.0, math.nan, [0.0, 1.0]),
+                                            (math.nan, math.nan, [1.0, 0.0]), (2.0, 2.0, [1.0, 0.0])])
+def test_max_sends_the_gradient_to_the_argument_it_returns(a, b, expected):
+    out, g = grads(scalar.max, a, b)
+    returned = scalar.max(a, b)
+    assert math.isnan(out) == math.isnan(returned) and (math.isnan(out) or out == returned)
+    assert g == expected
+
+
+def test_max_over_tensors_sends_the_gradient_where_the_scalar_engine_does(backend, device):
+    a_s, b_s = [math.nan, 1.0, math.nan, 3.0, -1.0], [1.0, math.nan, math.nan, 3.0, 2.0]
+    a = tl.tensor(a_s, backend=backend, device=device, dtype="float64", requires_grad=True)
+    b = tl.tensor(b_s, backend=backend, device=device, dtype="float64", requires_grad=True)
+    backend.zip(scalar.max)(a, b).sum().backward()
+    expected = [grads(scalar.max, x, y)[1] for x, y in zip(a_s, b_s)]
+    assert host(a.grad) == [g[0] for g in expected] == [1.0, 0.0, 1.0, 1.0, 0.0]
+    assert host(b.grad) == [g[1] for g in expected]
