@@ -83,3 +83,25 @@ def test_slicing_a_sequential_keeps_an_entry_set_to_none():
     assert len(part) == 2 and part[0] is model[0] and part[1] is None
     assert [name for name, _ in model[1:].named_children()] == ["2"]
     assert model[1:](tl.tensor([0.0])).item() == 0.5  # the None entry is skipped, Sigmoid(0) = 0.5
+
+
+def test_train_calls_each_childs_train_so_an_override_holds():
+    class FrozenDropout(nn.Module):
+        """Keeps its Dropout in eval mode whatever the parent asks (a frozen feature extractor)."""
+
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout()
+
+        def train(self, mode=True):
+            super().train(mode)
+            self.drop.train(False)
+            return self
+
+    model = nn.Sequential(FrozenDropout(), nn.Dropout())
+    assert model.train() is model
+    assert [m.training for m in model.modules()] == [True, True, False, True]
+    model.eval()
+    assert [m.training for m in model.modules()] == [False, False, False, False]
+    model.train()
+    assert model[0].drop.training is False and model[1].training is True

@@ -215,8 +215,9 @@ class Module:
         """Set training mode (Dropout drops) on this module and all below."""
         if not isinstance(mode, bool):
             raise ValueError(f"train: the training mode is expected to be boolean, not {mode!r}")
-        for module in self.modules():
-            object.__setattr__(module, "training", mode)
+        object.__setattr__(self, "training", mode)
+        for module in self.children():  # each child's own train(), so an override (a frozen part) holds, as PyTorch
+            module.train(mode)
         return self
 
     def eval(self) -> Module:
