@@ -1,5 +1,5 @@
 """`torchlight.scalar` at the edges a differential hunt found wrong (against `math`, closed forms
-and central differences): powers that overflow, and max beside a NaN.
+and central differences): powers that overflow, max beside a NaN, and `backend.reduce`'s `start`.
 
 Each test failed before its fix. References are float64 `math` values or closed forms; no
 other library is needed at test time.
@@ -7,6 +7,7 @@ other library is needed at test time.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -79,3 +80,28 @@ def test_max_over_tensors_sends_the_gradient_where_the_scalar_engine_does(backen
     expected = [grads(scalar.max, x, y)[1] for x, y in zip(a_s, b_s)]
     assert host(a.grad) == [g[0] for g in expected] == [1.0, 0.0, 1.0, 1.0, 0.0]
     assert host(b.grad) == [g[1] for g in expected]
+
+
+# ------------------------------------------------------------ reduce's start
+@pytest.mark.parametrize("fn, start", [(scalar.add, 10.0), (scalar.mul, -2.0), (scalar.max, 100.0),
+                                       (scalar.max, -math.inf), (scalar.add, 0.0)])
+def test_reduce_on_arrays_folds_from_start_as_on_tensors(backend, device, fn, start):
+    rows = [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]]
+    x = tl.tensor(rows, backend=backend, device=device, dtype="float64")
+    for dim in (None, 0, 1):
+        if dim is None:
+            expected = functools.reduce(fn, [v for row in rows for v in row], start)
+        elif dim == 0:
+            expected = [functools.reduce(fn, col, start) for col in zip(*rows)]
+        else:
+            expected = [functools.reduce(fn, row, start) for row in rows]
+        array = backend.to_numpy(backend.reduce(fn, start)(x.data, dim)).tolist()
+        assert array == pytest.approx(expected, rel=1e-15)
+        assert host(backend.reduce(fn, start)(x, dim)) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("fn, start", [(scalar.add, 10.0), (scalar.max, -math.inf), (scalar.mul, 1.0)])
+def test_reduce_of_an_empty_array_is_start(backend, device, fn, start):
+    empty = tl.zeros((0,), backend=backend, device=device, dtype="float64")
+    assert float(backend.to_numpy(backend.reduce(fn, start)(empty.data))) == start
+    assert float(backend.reduce(fn, start)(empty).item()) == start

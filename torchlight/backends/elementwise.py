@@ -104,15 +104,30 @@ def _reduce_tensor(x: Any, fn: Callable, start: float, dim: int | None) -> Any:
     return acc
 
 
+# the `start` at which a namespace reduction's own result is the fold's
+_IDENTITY = {"sum": 0.0, "prod": 1.0, "max": -float("inf")}
+
+
 def _reduce_array(backend: Any, fn: Callable, start: float, x: Any, dim: int | None) -> Any:
+    """The fold of `fn` from `start` along `dim`, as `_reduce_tensor` computes it.
+
+    A known reduction runs as the namespace's, then takes in `start` with one
+    more `fn` unless `start` is its identity; an empty one (which `max` would
+    refuse) is `start`, as the fold is.
+    """
     name = getattr(fn, "reduce_name", None)
     xp = backend.xp
-    if name is not None:
-        return getattr(xp, name)(x, axis=dim)
     if dim is None:
         x, dim = xp.reshape(x, (-1,)), 0
+    reduced = None
+    if name is not None and x.shape[dim] != 0:
+        reduced = getattr(xp, name)(x, axis=dim)
+        if start == _IDENTITY.get(name):
+            return reduced
     acc = xp.full(tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim), start,
                   dtype=x.dtype, device=backend.device_of(x))
+    if reduced is not None:
+        return zip_array(backend, fn, acc, reduced)
     for i in range(x.shape[dim]):
         acc = zip_array(backend, fn, acc, x[(slice(None),) * (dim % x.ndim) + (i,)])
     return acc
