@@ -105,3 +105,12 @@ def test_train_calls_each_childs_train_so_an_override_holds():
     assert [m.training for m in model.modules()] == [False, False, False, False]
     model.train()
     assert model[0].drop.training is False and model[1].training is True
+
+
+def test_append_after_a_slice_adds_a_layer_instead_of_replacing_one():
+    relu, tanh, sigmoid, last = nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.Identity()
+    tail = nn.Sequential(relu, tanh, sigmoid)[1:]  # names "1" and "2": len() is 2, "2" is taken
+    assert tail.append(last) is tail
+    assert [(name, m) for name, m in tail.named_children()] == [("1", tanh), ("2", sigmoid), ("3", last)]
+    grown = nn.Sequential(relu).append(tanh)
+    assert [name for name, _ in grown.named_children()] == ["0", "1"]

@@ -54,5 +54,10 @@ class Sequential(Module):
         return items[index][1]
 
     def append(self, module: Module) -> Sequential:
-        self.add_module(str(len(self)), module)
+        """Add `module` at the end, named str(len(self)) or, where a slice or a deletion left that name
+        taken, the next free number (PyTorch re-assigns the taken name, silently replacing that layer)."""
+        index = len(self)
+        while str(index) in self._modules:
+            index += 1
+        self.add_module(str(index), module)
         return self
