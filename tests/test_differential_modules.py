@@ -114,3 +114,30 @@ def test_append_after_a_slice_adds_a_layer_instead_of_replacing_one():
     assert [(name, m) for name, m in tail.named_children()] == [("1", tanh), ("2", sigmoid), ("3", last)]
     grown = nn.Sequential(relu).append(tanh)
     assert [name for name, _ in grown.named_children()] == ["0", "1"]
+
+
+def test_a_module_assigned_over_a_parameter_replaces_it():
+    holder = nn.Module()
+    holder.t = nn.Parameter(tl.zeros(1))
+    holder.t = nn.ReLU()  # (PyTorch: TypeError for this one change of kind; decisions.md)
+    assert list(holder.named_parameters()) == [] and [name for name, _ in holder.named_children()] == ["t"]
+
+
+def test_keyword_arguments_reach_forward_and_layers_name_their_input_x():
+    class Scale(nn.Module):
+        def forward(self, x, *, factor=1.0, **rest):
+            return x * factor, sorted(rest)
+
+    out, rest = Scale()(tl.tensor([2.0]), factor=3.0, note=None)
+    assert out.item() == 6.0 and rest == ["note"]
+    layer = nn.Linear(2, 1)
+    assert layer(x=tl.zeros(1, 2)).shape == (1, 1)
+    with pytest.raises(TypeError, match="input"):
+        layer(input=tl.zeros(1, 2))  # PyTorch's name (decisions.md)
+
+
+def test_layer_reprs_leave_out_the_options_torchlight_lacks():
+    assert repr(nn.Dropout(0.2)) == "Dropout(p=0.2)"
+    assert repr(nn.MaxPool2d(2)) == "MaxPool2d(kernel_size=2, stride=2, padding=0)"
+    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.CrossEntropyLoss(label_smoothing=0.1)) == "CrossEntropyLoss(label_smoothing=0.1)"
