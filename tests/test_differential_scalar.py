@@ -1,5 +1,6 @@
 """`torchlight.scalar` at the edges a differential hunt found wrong (against `math`, closed forms
-and central differences): powers that overflow, max beside a NaN, and `backend.reduce`'s `start`.
+and central differences): powers that overflow, max beside a NaN, `backend.reduce`'s `start`,
+deep copies and pickles of a graph, and the error for a Value made from a Value.
 
 Each test failed before its fix. References are float64 `math` values or closed forms; no
 other library is needed at test time.
@@ -7,8 +8,10 @@ other library is needed at test time.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -105,3 +108,43 @@ def test_reduce_of_an_empty_array_is_start(backend, device, fn, start):
     empty = tl.zeros((0,), backend=backend, device=device, dtype="float64")
     assert float(backend.to_numpy(backend.reduce(fn, start)(empty.data))) == start
     assert float(backend.reduce(fn, start)(empty).item()) == start
+
+
+# ------------------------------------------------------ copying and pickling
+def chain(n: int):
+    """x + x + ... + x with n additions, and its leaf x."""
+    x = variable(1.5)
+    y = x
+    for _ in range(n):
+        y = y + x
+    return y, x
+
+
+def test_deepcopy_copies_a_deep_graph_without_recursion_and_keeps_shared_leaves():
+    y, x = chain(20_000)  # the default recursive deepcopy stopped near 200 nodes
+    y2, x2 = copy.deepcopy([y, x])
+    assert y2 is not y and x2 is not x and y2.data == y.data == 1.5 * 20_001
+    y2.backward()
+    assert x2.grad == 20_001.0 and x.grad == 0.0  # the copy's leaf is the one its graph feeds
+    assert y2.history.last_fn is scalar.add  # scalar functions are copied as themselves
+    assert copy.deepcopy(scalar.mul) is scalar.mul and copy.copy(scalar.mul) is scalar.mul
+
+
+def test_pickle_keeps_the_graph_data_grad_and_requires_grad():
+    x, c = variable(0.3), scalar.constant(2.0)
+    y = (x * c).exp() - x.tanh() + scalar.max(x, 1.0) ** 2.0 + x.sigmoid() / c
+    y.backward()
+    y2, x2, c2 = pickle.loads(pickle.dumps([y, x, c]))  # a PicklingError (a lambda) before
+    assert (y2.data, y2.grad, x2.grad, c2.requires_grad) == (y.data, 1.0, x.grad, False)
+    sig = 1.0 / (1.0 + math.exp(-0.3))
+    closed = 2.0 * math.exp(0.6) - (1.0 - math.tanh(0.3) ** 2) + 0.0 + sig * (1.0 - sig) / 2.0
+    x2.grad = 0.0
+    y2.backward()
+    assert x2.grad == pytest.approx(closed, rel=1e-12) and x.grad == x2.grad
+    assert pickle.loads(pickle.dumps(scalar.log)) is scalar.ln
+
+
+def test_a_value_made_from_a_value_names_the_mistake():
+    for make in (variable, scalar.constant, scalar.Value):
+        with pytest.raises(TypeError, match=r"must be a number, got a Value.*\.data"):
+            make(variable(2.0))

@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from numbers import Real
@@ -63,6 +64,19 @@ class ScalarFunction:
     def __repr__(self) -> str:
         return f"<scalar function {self.__name__}>"
 
+    # Like a Python function, a scalar function is one object: a copy is itself (so a copied
+    # graph's `history.last_fn is scalar.mul`), and this module's own pickle by name.
+    def __copy__(self) -> ScalarFunction:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> ScalarFunction:
+        return self
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        if globals().get(self.__name__) is self:
+            return _scalar_function, (self.__name__,)
+        return super().__reduce_ex__(protocol)
+
     def __call__(self, *args: Any) -> Any:
         if len(args) != self.arity:
             raise TypeError(f"{self.__name__}() takes {self.arity} argument(s), got {len(args)}")
@@ -72,6 +86,11 @@ class ScalarFunction:
         if kind is Value:
             return _apply(self, args)
         return _on_tensors(self, args)
+
+
+def _scalar_function(name: str) -> ScalarFunction:
+    """This module's scalar function `name` (what unpickling one gives back)."""
+    return globals()[name]
 
 
 def _kind_of(args: tuple, name: str) -> type | None:
@@ -323,6 +342,8 @@ class Value:
     retains_grad = True
 
     def __init__(self, data: float, requires_grad: bool = True) -> None:
+        if isinstance(data, Value):  # (_number's message would read "expected a number or a Value, got Value")
+            raise TypeError(f"Value: data must be a number, got a Value ({data!r}); pass its .data for a new leaf")
         self.data = float(_number(data, "Value"))
         self.grad = 0.0
         self.requires_grad = bool(requires_grad)
@@ -335,6 +356,23 @@ class Value:
 
     def __float__(self) -> float:
         return self.data
+
+    def __deepcopy__(self, memo: dict) -> Value:
+        """A copy of this Value and of the graph feeding it, constants included (`copy.deepcopy`).
+
+        Built leaves first in one loop rather than by recursion, so a graph of
+        any depth copies (the default recursion stopped at a chain of about 200
+        nodes); nodes already in `memo` are shared, as deepcopy promises.
+        """
+        for node in _nodes_leaves_first(self, memo):
+            new = _new(type(node))
+            new.data, new.grad, new.requires_grad, new._op = node.data, node.grad, node.requires_grad, node._op
+            new._a = None if node._a is None else memo[id(node._a)]
+            new._b = None if node._b is None else memo[id(node._b)]
+            if hasattr(node, "__dict__"):  # a subclass's own attributes
+                new.__dict__.update(copy.deepcopy(node.__dict__, memo))
+            memo[id(node)] = new
+        return memo[id(self)]
 
     @property
     def history(self) -> History | None:
@@ -478,6 +516,22 @@ def _operand(x: Any, name: str) -> Value:
     c.requires_grad = False
     c._op = c._a = c._b = None
     return c
+
+
+def _nodes_leaves_first(root: Value, memo: dict) -> list[Value]:
+    """Every node feeding `root` (constants too) that `memo` lacks, each after its inputs."""
+    order: list[Value] = []
+    seen: set[int] = set()
+    stack: list[tuple[Value, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+        elif id(node) not in seen and id(node) not in memo:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in (node._b, node._a) if p is not None)
+    return order
 
 
 def _unary(op: ScalarFunction, data: float, a: Value) -> Value:
