@@ -141,3 +141,17 @@ def test_layer_reprs_leave_out_the_options_torchlight_lacks():
     assert repr(nn.MaxPool2d(2)) == "MaxPool2d(kernel_size=2, stride=2, padding=0)"
     assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
     assert repr(nn.CrossEntropyLoss(label_smoothing=0.1)) == "CrossEntropyLoss(label_smoothing=0.1)"
+
+
+def test_registering_before_super_init_says_to_call_it():
+    class Forgetful(nn.Module):
+        def __init__(self, register):
+            register(self)
+
+    for register in (lambda m: m.register_buffer("b", tl.zeros(1)),
+                     lambda m: m.register_parameter("p", nn.Parameter(tl.zeros(1))),
+                     lambda m: m.add_module("c", nn.ReLU())):
+        with pytest.raises(AttributeError, match=r"has not run \(call super\(\).__init__\(\) first\)"):
+            Forgetful(register)
+    with pytest.raises(AttributeError, match="'Linear' object has no attribute 'nope'"):
+        _ = nn.Linear(1, 1).nope

@@ -94,6 +94,9 @@ class Module:
             entries = self.__dict__.get(table)
             if entries is not None and name in entries:
                 return entries[name]
+        if name in ("_parameters", "_buffers", "_modules"):  # (register_buffer, repr, ... before super().__init__())
+            raise AttributeError(f"{type(self).__name__} has no {name} yet: Module.__init__() has not run "
+                                 f"(call super().__init__() first)")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name: str) -> None:
