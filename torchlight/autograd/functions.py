@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -84,7 +85,12 @@ def mean_scale(count: int) -> float:
 
 def index_key(key: Any, like: Any) -> Any:
     """An index with Tensors unwrapped and lists made arrays of `like`'s backend
-    (an empty list an empty integer array, as NumPy: `x[[]]` selects nothing)."""
+    (an empty list an empty integer array, as NumPy: `x[[]]` selects nothing).
+
+    A NumPy integer scalar (`np.int64(1)`) is the Python int it holds, as
+    NumPy reads it: made an array, it became a 0-d index array, which
+    array_api_strict refuses beside another and torch reads as a mask when uint8.
+    """
     if isinstance(key, tuple):
         return tuple(index_key(k, like) for k in key)
     if getattr(key, "_is_tensor", False):
@@ -92,6 +98,8 @@ def index_key(key: Any, like: Any) -> Any:
     if isinstance(key, list) and not key:
         return like.backend.xp.arange(0, dtype=like.backend.default_int(like.device), device=like.device)
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
+        if isinstance(key, numbers.Integral):  # a NumPy integer scalar (it has a dtype and a shape)
+            return int(key)
         return like.backend.asarray(key, device=like.device)
     return key
 
