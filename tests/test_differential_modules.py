@@ -155,3 +155,17 @@ def test_registering_before_super_init_says_to_call_it():
             Forgetful(register)
     with pytest.raises(AttributeError, match="'Linear' object has no attribute 'nope'"):
         _ = nn.Linear(1, 1).nope
+
+
+def test_sequential_refuses_none_when_built_and_skips_an_entry_set_to_none_later():
+    with pytest.raises(TypeError, match="entry '1' is a NoneType, not a Module"):
+        nn.Sequential(nn.ReLU(), None)
+    model = nn.Sequential(nn.Tanh(), nn.Sigmoid())
+    setattr(model, "1", None)
+    assert model(tl.tensor([0.0])).item() == 0.0  # tanh(0), the None entry skipped
+
+
+def test_unexpected_names_come_in_the_state_dicts_order():
+    model = nn.Sequential(nn.Linear(1, 1))
+    state = {**model.state_dict(), "0.extra": tl.zeros(1), "1.weight": tl.zeros(1)}
+    assert model.load_state_dict(state, strict=False) == ([], ["0.extra", "1.weight"])
