@@ -148,3 +148,16 @@ def test_a_value_made_from_a_value_names_the_mistake():
     for make in (variable, scalar.constant, scalar.Value):
         with pytest.raises(TypeError, match=r"must be a number, got a Value.*\.data"):
             make(variable(2.0))
+
+
+# ----------------------------------- zip(div) where b * b overflows or underflows
+@pytest.mark.parametrize("a, b", [(1e300, 1e300), (math.inf, 1e300), (-1e200, 1e250), (1e-300, 1e-300)])
+def test_zip_div_gives_the_denominator_the_gradient_the_scalar_engine_gives(backend, device, a, b):
+    # d/db a/b = -a/b^2, computed as -(a/b)/b: b * b overflowed or underflowed (inf/inf was NaN,
+    # 1/inf -0.0, 1/0 a warning)
+    _, (_, gb) = grads(scalar.div, a, b)
+    assert gb == -(a / b) / b
+    x = tl.tensor([a], backend=backend, device=device, dtype="float64")
+    y = tl.tensor([b], backend=backend, device=device, dtype="float64", requires_grad=True)
+    backend.zip(scalar.div)(x, y).sum().backward()
+    assert host(y.grad) == [gb]

@@ -296,7 +296,7 @@ sub = ScalarFunction("sub", _sub, lambda xp, a, b: a - b, (lambda a, b: one(a), 
 mul = ScalarFunction("mul", _mul, lambda xp, a, b: a * b, (lambda a, b: b, lambda a, b: a),
                      lambda d, out, a, b: (d * b, d * a), "prod")
 div = ScalarFunction("div", _div, lambda xp, a, b: a / b,
-                     (lambda a, b: div(1.0, b), lambda a, b: neg(div(a, mul(b, b)))),
+                     (lambda a, b: div(1.0, b), lambda a, b: neg(div(div(a, b), b))),  # (a / b / b: b * b overflows)
                      lambda d, out, a, b: (d / b, -d * out / b))
 neg = ScalarFunction("neg", _neg, lambda xp, x: -x, (lambda x: neg(one(x)),), lambda d, out, x: -d)
 pow = ScalarFunction("pow", _pow, lambda xp, a, b: a ** b,
