@@ -215,7 +215,8 @@ class Module:
 
     # ---------------------------------------------------------------- modes
     def train(self, mode: bool = True) -> Module:
-        """Set training mode (Dropout drops) on this module and all below."""
+        """Set training mode (Dropout drops) on this module and all below, each child through its own
+        `train()`, so a sub-module that overrides it (to keep a frozen part in eval) has its way."""
         if not isinstance(mode, bool):
             raise ValueError(f"train: the training mode is expected to be boolean, not {mode!r}")
         object.__setattr__(self, "training", mode)
