@@ -161,3 +161,25 @@ def test_zip_div_gives_the_denominator_the_gradient_the_scalar_engine_gives(back
     y = tl.tensor([b], backend=backend, device=device, dtype="float64", requires_grad=True)
     backend.zip(scalar.div)(x, y).sum().backward()
     assert host(y.grad) == [gb]
+
+
+# ------------------------------------------------------ zip(pow) at base 0
+POW_CONVENTIONS = [  # (a, b, d/da, d/db): d/da is 0 where b == 0, d/db 0 where a == 0, NaN where a < 0
+    (0.0, 0.0, 0.0, 0.0), (0.0, 2.0, 0.0, 0.0), (0.0, 3.0, 0.0, 0.0), (-0.0, 1.0, 1.0, 0.0),
+    (math.nan, 0.0, 0.0, math.nan), (-2.0, 2.0, -4.0, math.nan), (2.0, 0.0, 0.0, math.log(2.0)),
+    (2.0, 3.0, 12.0, 8.0 * math.log(2.0)),
+]
+
+
+def same(x: float, y: float) -> bool:
+    return x == pytest.approx(y, rel=1e-15) or math.isnan(x) and math.isnan(y)
+
+
+@pytest.mark.parametrize("a, b, da, db", POW_CONVENTIONS)
+def test_zip_pow_follows_the_scalar_engines_conventions_at_zero(backend, device, a, b, da, db):
+    _, (ga, gb) = grads(scalar.pow, a, b)
+    assert same(ga, da) and same(gb, db)
+    x = tl.tensor([a], backend=backend, device=device, dtype="float64", requires_grad=True)
+    y = tl.tensor([b], backend=backend, device=device, dtype="float64", requires_grad=True)
+    backend.zip(scalar.pow)(x, y).sum().backward()  # was NaN for d/da at b == 0, -inf/NaN for d/db at a == 0
+    assert same(host(x.grad)[0], da) and same(host(y.grad)[0], db)

@@ -268,6 +268,22 @@ def _right_wins_array(xp: Any, a: Any, b: Any) -> Any:
     return xp.astype(xp.logical_not((a >= b) | (a != a)), a.dtype)
 
 
+def _pow_da_array(xp: Any, a: Any, b: Any) -> Any:
+    """b a^(b-1), 0 where b == 0 (with the exponent 1 there, so no 0 ** -1 is computed)."""
+    nonzero = b != 0
+    da = b * a ** (xp.where(nonzero, b, xp.ones_like(b)) - 1.0)
+    return xp.where(nonzero, da, xp.zeros_like(da))
+
+
+def _pow_db_array(xp: Any, a: Any, b: Any) -> Any:
+    """a^b ln a where a > 0, 0 where a == 0, NaN where a < 0 (no log of a non-positive number)."""
+    positive = a > 0
+    safe = xp.where(positive, a, xp.ones_like(a))
+    db = safe ** b * xp.log(safe)
+    fill = xp.where(a == 0, xp.zeros_like(db), xp.full_like(db, math.nan))
+    return xp.where(positive, db, fill)
+
+
 def _zero_array(xp: Any, x: Any, *rest: Any) -> Any:
     return xp.zeros_like(x)
 
@@ -300,7 +316,20 @@ div = ScalarFunction("div", _div, lambda xp, a, b: a / b,
                      lambda d, out, a, b: (d / b, -d * out / b))
 neg = ScalarFunction("neg", _neg, lambda xp, x: -x, (lambda x: neg(one(x)),), lambda d, out, x: -d)
 pow = ScalarFunction("pow", _pow, lambda xp, a, b: a ** b,
-                     (lambda a, b: mul(b, pow(a, sub(b, 1.0))), lambda a, b: mul(pow(a, b), ln(a))), _pow_vjp)
+                     (lambda a, b: pow_da(a, b), lambda a, b: pow_db(a, b)), _pow_vjp)
+# pow's partials with its conventions (those of `_pow_vjp`), so map/zip's gradients are the Value
+# engine's: d/da is 0 where b == 0, d/db 0 where a == 0 and NaN where a < 0. Their own partials
+# (second derivatives) are the plain formulas.
+pow_da = ScalarFunction("pow_da", lambda a, b: _pow_vjp(1.0, 0.0, a, b)[0], _pow_da_array,
+                        (lambda a, b: mul(b, pow_da(a, sub(b, 1.0))),
+                         lambda a, b: add(pow(a, sub(b, 1.0)), mul(b, pow_db(a, sub(b, 1.0))))),
+                        lambda d, out, a, b: (d * b * (b - 1.0) * a ** (b - 2.0), d * (a ** (b - 1.0)) * (
+                            1.0 + b * math.log(a))))
+pow_db = ScalarFunction("pow_db", lambda a, b: _pow_vjp(1.0, _pow(a, b), a, b)[1], _pow_db_array,
+                        (lambda a, b: add(mul(pow_da(a, b), ln(a)), pow(a, sub(b, 1.0))),
+                         lambda a, b: mul(pow_db(a, b), ln(a))),
+                        lambda d, out, a, b: (d * a ** (b - 1.0) * (b * math.log(a) + 1.0),
+                                              d * out * math.log(a)))
 exp = ScalarFunction("exp", _exp, lambda xp, x: xp.exp(x), (lambda x: exp(x),), lambda d, out, x: d * out)
 ln = ScalarFunction("ln", _ln, lambda xp, x: xp.log(x), (lambda x: div(1.0, x),), lambda d, out, x: d / x)
 sqrt = ScalarFunction("sqrt", _sqrt, lambda xp, x: xp.sqrt(x), (lambda x: div(0.5, sqrt(x)),), _sqrt_vjp)
