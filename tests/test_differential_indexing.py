@@ -58,3 +58,20 @@ def test_a_gather_with_repeats_or_a_mask_is_twice_differentiable(key, backend, d
     key = tuple(tl.tensor(k, backend=backend, device=device) if isinstance(k, np.ndarray) else k
                 for k in (key if isinstance(key, tuple) else (key,)))
     assert gradgradcheck(lambda t: t[key] ** 3, x)  # the Hessian goes back through GatherBack's Gather
+
+
+# ------------------------------------------------- integer index dtypes
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32])
+@pytest.mark.parametrize("tensor_key", [False, True])
+def test_an_index_array_of_any_integer_dtype_indexes_as_numpy(dtype, tensor_key, backend, device):
+    # torch read a uint8 index array as a mask (x[:, [1, 0, 1]] of a (2, 3, 4) tensor gave its
+    # columns 0 and 2, shape (2, 2, 4), with a deprecation warning) and refused int8, int16, uint16, uint32
+    index = np.array([1, 0, 1], dtype=dtype)
+    key = tl.tensor(index, backend=backend, device=device) if tensor_key else index
+    x = leaf(CUBE, backend, device)
+    out = x[:, key]
+    np.testing.assert_array_equal(out.numpy(), CUBE[:, index])
+    out.sum().backward()
+    grad = np.zeros_like(CUBE)
+    np.add.at(grad, (slice(None), index), 1.0)
+    np.testing.assert_array_equal(x.grad.numpy(), grad)

@@ -94,13 +94,13 @@ def index_key(key: Any, like: Any) -> Any:
     if isinstance(key, tuple):
         return tuple(index_key(k, like) for k in key)
     if getattr(key, "_is_tensor", False):
-        return key.data
+        return like.backend.index_array(key.data)
     if isinstance(key, list) and not key:
         return like.backend.xp.arange(0, dtype=like.backend.default_int(like.device), device=like.device)
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
         if isinstance(key, numbers.Integral):  # a NumPy integer scalar (it has a dtype and a shape)
             return int(key)
-        return like.backend.asarray(key, device=like.device)
+        return like.backend.index_array(like.backend.asarray(key, device=like.device))
     return key
 
 

@@ -183,6 +183,11 @@ class Backend:
         return self.xp.asarray(array, copy=True)
 
     # ------------------------------------------------------------ indexing
+    def index_array(self, array: Any) -> Any:
+        """An index array (a key's entry) in the form this library reads as NumPy
+        does: as it is here; torch widens its small integer dtypes."""
+        return array
+
     def take_key(self, array: Any, key: Any) -> Any:
         """`array[key]` with NumPy's meaning, rewritten in standard functions
         where the library refuses the key (see `torchlight.backends.indexing`)."""

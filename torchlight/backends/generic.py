@@ -130,6 +130,16 @@ class TorchBackend(ArrayAPIBackend):
     def to_numpy(self, array: Any) -> np.ndarray:
         return array.detach().cpu().numpy()
 
+    def index_array(self, array: Any) -> Any:
+        """An integer index array of another dtype than int32/int64 as int64: torch reads
+        uint8 as a mask (x[:, uint8 [1, 0, 1]] took columns 0 and 2, with a deprecation
+        warning) and refuses int8, int16 and the other unsigned dtypes."""
+        torch = self._module
+        if array.dtype in (torch.int64, torch.int32, torch.bool) or array.is_floating_point() \
+                or array.is_complex():
+            return array
+        return array.to(torch.int64)
+
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         torch = self._module
         size = math.prod(shape)
