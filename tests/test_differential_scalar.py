@@ -183,3 +183,14 @@ def test_zip_pow_follows_the_scalar_engines_conventions_at_zero(backend, device,
     y = tl.tensor([b], backend=backend, device=device, dtype="float64", requires_grad=True)
     backend.zip(scalar.pow)(x, y).sum().backward()  # was NaN for d/da at b == 0, -inf/NaN for d/db at a == 0
     assert same(host(x.grad)[0], da) and same(host(y.grad)[0], db)
+
+
+# ------------------------------------------------------- pow of NumPy scalars
+@pytest.mark.parametrize("kind", [np.float64, np.float32])
+def test_pow_of_numpy_scalars_follows_the_rules_for_python_floats(kind):
+    # NumPy's own ** gave NaN (and a RuntimeWarning) where math.pow and a Python float raise
+    with pytest.raises(ValueError, match="fractional power"):
+        scalar.pow(kind(-8.0), kind(0.5))
+    assert scalar.pow(kind(10.0), 400) == math.inf  # no overflow warning
+    assert scalar.pow(kind(2.0), kind(-2.0)) == math.pow(2.0, -2.0)
+    assert scalar.pow(np.int64(2), np.int64(-1)) == math.pow(2.0, -1.0)  # NumPy refuses int ** negative int

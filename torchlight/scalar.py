@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 from torchlight.autograd.engine import topological_sort
@@ -167,7 +167,8 @@ def _neg(x: Any) -> Any:
 
 def _pow(a: Any, b: Any) -> Any:
     """`a ** b`; raises where it has no real value, overflows to infinity."""
-    if _number(a, "pow") == 0 and _number(b, "pow") < 0:
+    a, b = _python_number(_number(a, "pow")), _python_number(_number(b, "pow"))
+    if a == 0 and b < 0:
         raise ZeroDivisionError(f"pow: zero to a negative power ({a!r} ** {b!r})")
     try:
         result = a ** b
@@ -176,6 +177,15 @@ def _pow(a: Any, b: Any) -> Any:
     if isinstance(result, complex):
         raise ValueError(f"pow: a negative base to a fractional power has no real value ({a!r} ** {b!r})")
     return result
+
+
+def _python_number(x: Any) -> Any:
+    """A number of another type (a NumPy scalar) as the Python int or float it holds: NumPy's own
+    `**` gives NaN and a warning where these rules raise, and refuses an integer to a negative power."""
+    t = type(x)
+    if t is float or t is int:
+        return x
+    return int(x) if isinstance(x, Integral) else float(x)
 
 
 def _signed_inf(a: Any, b: Any) -> float:
