@@ -194,3 +194,28 @@ def test_pow_of_numpy_scalars_follows_the_rules_for_python_floats(kind):
     assert scalar.pow(kind(10.0), 400) == math.inf  # no overflow warning
     assert scalar.pow(kind(2.0), kind(-2.0)) == math.pow(2.0, -2.0)
     assert scalar.pow(np.int64(2), np.int64(-1)) == math.pow(2.0, -1.0)  # NumPy refuses int ** negative int
+
+
+# --------------------------------------- map/zip of a plain Python function: dtype and device
+def test_a_plain_function_over_an_integer_tensor_keeps_its_float_results(backend, device):
+    ints = tl.tensor([1, 2, 3], backend=backend, device=device)
+    roots = backend.map(math.sqrt)(ints)  # was cast back to int64: [1, 1, 1]
+    assert host(roots) == [math.sqrt(v) for v in (1, 2, 3)] and backend.is_floating(roots.dtype)
+    assert host(backend.map(lambda a: a / 2)(ints)) == [0.5, 1.0, 1.5]
+    doubled = backend.map(lambda a: a * 2)(ints)  # integer results stay in the integer dtype
+    assert host(doubled) == [2, 4, 6] and doubled.dtype == ints.dtype
+    bools = tl.tensor([True, False], backend=backend, device=device)
+    assert host(backend.map(lambda a: a + 1)(bools)) == [2, 1]  # was cast back to bool: [True, True]
+    assert backend.map(lambda a: not a)(bools).dtype == bools.dtype
+
+
+def test_a_plain_function_promotes_and_places_its_result_as_a_known_one(backend, device):
+    # it took the first argument's dtype, and a number first gave float64 on the default device
+    f32 = tl.tensor([1.5, 2.0], backend=backend, device=device, dtype="float32")
+    f64 = tl.tensor([2.0, 4.0], backend=backend, device=device, dtype="float64")
+    for x, y in ((f32.data, f64.data), (3.0, f32.data), (f32, f64)):
+        plain, known = backend.zip(lambda a, b: a * b)(x, y), backend.zip(scalar.mul)(x, y)
+        if isinstance(x, tl.Tensor):  # Tensors in, Tensors out
+            plain, known = plain.data, known.data
+        assert plain.dtype == known.dtype and backend.device_of(plain) == backend.device_of(known) == device
+        assert backend.to_numpy(plain).tolist() == backend.to_numpy(known).tolist()

@@ -9,6 +9,7 @@ result is a Tensor recorded by the `Map`/`Zip` Functions, so it has a gradient.
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -31,14 +32,29 @@ def zip_array(backend: Any, fn: Callable, x: Any, y: Any) -> Any:
 
 
 def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
-    """Run a per-element Python function through NumPy, then move back."""
-    dtype = arrays[0].dtype if hasattr(arrays[0], "dtype") else None
-    device = backend.device_of(arrays[0]) if hasattr(arrays[0], "dtype") else None
+    """Run a per-element Python function through NumPy, then move back.
+
+    The result has the dtype the namespace promotes the arrays to (a number
+    beside them takes theirs), as a known function's would, on their device;
+    where that dtype cannot hold what the function returned (floats from
+    integers, integers from booleans) it is the device's default float or
+    integer instead of truncated values.
+    """
+    typed = [a for a in arrays if hasattr(a, "dtype")]
     host = [backend.to_numpy(a) if hasattr(a, "dtype") else a for a in arrays]
-    out = np.asarray(ufunc(*host), dtype=np.float64)
-    if dtype is not None:  # cast on the host: the device may have no float64
-        out = out.astype(backend.numpy_dtype(dtype))
-    return backend.xp.asarray(out, device=device) if device is not None else backend.xp.asarray(out)
+    raw = np.asarray(ufunc(*host), dtype=object)
+    if not typed:
+        return backend.xp.asarray(np.asarray(raw, dtype=np.float64))
+    device = backend.device_of(typed[0])
+    dtype = backend.xp.result_type(*typed) if len(typed) > 1 else typed[0].dtype
+    if not backend.is_floating(dtype):
+        values = raw.ravel().tolist()
+        if not all(isinstance(v, (Integral, np.bool_)) for v in values):
+            dtype = backend.default_float(device)
+        elif backend.xp.isdtype(dtype, "bool") and not all(isinstance(v, (bool, np.bool_)) for v in values):
+            dtype = backend.default_int(device)
+    # cast on the host: the device may have no float64
+    return backend.xp.asarray(np.asarray(raw, dtype=backend.numpy_dtype(dtype)), device=device)
 
 
 def mapper(backend: Any, fn: Callable) -> Callable:
