@@ -146,8 +146,10 @@ def test_pickle_keeps_the_graph_data_grad_and_requires_grad():
 
 def test_a_value_made_from_a_value_names_the_mistake():
     for make in (variable, scalar.constant, scalar.Value):
-        with pytest.raises(TypeError, match=r"must be a number, got a Value.*\.data"):
+        with pytest.raises(TypeError, match=r"must be a number, got Value.*\.data"):
             make(variable(2.0))
+        with pytest.raises(TypeError, match=r"must be a number, got str \('2'\)$"):  # (it said "or a Value")
+            make("2")
 
 
 # ----------------------------------- zip(div) where b * b overflows or underflows

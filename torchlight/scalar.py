@@ -381,9 +381,10 @@ class Value:
     retains_grad = True
 
     def __init__(self, data: float, requires_grad: bool = True) -> None:
-        if isinstance(data, Value):  # (_number's message would read "expected a number or a Value, got Value")
-            raise TypeError(f"Value: data must be a number, got a Value ({data!r}); pass its .data for a new leaf")
-        self.data = float(_number(data, "Value"))
+        if type(data) is bool or not isinstance(data, Real):  # (not _number's "expected a number or a Value")
+            hint = "; pass its .data for a new leaf" if isinstance(data, Value) else ""
+            raise TypeError(f"Value: data must be a number, got {type(data).__name__} ({data!r}){hint}")
+        self.data = float(data)
         self.grad = 0.0
         self.requires_grad = bool(requires_grad)
         self._op: ScalarFunction | None = None  # the op that made it; its inputs are _a (and _b)
