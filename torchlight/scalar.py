@@ -381,7 +381,8 @@ class Value:
     retains_grad = True
 
     def __init__(self, data: float, requires_grad: bool = True) -> None:
-        if type(data) is bool or not isinstance(data, Real):  # (not _number's "expected a number or a Value")
+        t = type(data)  # (its own check: _number's message says "a number or a Value")
+        if t is not float and t is not int and (t is bool or not isinstance(data, Real)):
             hint = "; pass its .data for a new leaf" if isinstance(data, Value) else ""
             raise TypeError(f"Value: data must be a number, got {type(data).__name__} ({data!r}){hint}")
         self.data = float(data)
