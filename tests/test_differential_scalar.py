@@ -221,3 +221,12 @@ def test_a_plain_function_promotes_and_places_its_result_as_a_known_one(backend,
             plain, known = plain.data, known.data
         assert plain.dtype == known.dtype and backend.device_of(plain) == backend.device_of(known) == device
         assert backend.to_numpy(plain).tolist() == backend.to_numpy(known).tolist()
+
+
+def test_a_plain_function_the_scalar_engine_cannot_follow_says_so_in_backward(backend, device):
+    x = tl.tensor([0.5, -2.0], backend=backend, device=device, dtype="float64", requires_grad=True)
+    out = backend.map(math.sin)(x)  # the forward runs on numbers
+    assert host(out) == [math.sin(0.5), math.sin(-2.0)]
+    with pytest.raises(TypeError, match="'sin' returned float, not a Value"):  # was AttributeError: 'float'
+        out.sum().backward()  # object has no attribute 'backward'
+    assert x.grad is None

@@ -384,6 +384,10 @@ def _partial(fn: Any, i: int, args: tuple) -> Any:
     def derivative(*xs: float) -> float:
         values = [Value(x) for x in xs]
         out = fn(*values)
+        if not isinstance(out, Value):  # a constant, or math.sin(v), which reads v as a float: no graph
+            raise TypeError(f"map/zip: {getattr(fn, '__name__', fn)!r} returned {type(out).__name__}, not a Value, "
+                            "when called with Values, so its derivative is unknown; write it with torchlight.scalar's "
+                            "functions (math functions read a Value as a plain float)")
         out.backward()
         return values[i].grad
 
