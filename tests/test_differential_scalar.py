@@ -230,3 +230,13 @@ def test_a_plain_function_the_scalar_engine_cannot_follow_says_so_in_backward(ba
     with pytest.raises(TypeError, match="'sin' returned float, not a Value"):  # was AttributeError: 'float'
         out.sum().backward()  # object has no attribute 'backward'
     assert x.grad is None
+
+
+def test_a_scalar_function_of_the_wrong_arity_is_named(backend):
+    # each raised from inside a lambda: "<lambda>() missing 1 required positional argument: 'b'"
+    with pytest.raises(TypeError, match=r"map needs a function of 1 argument\(s\); add takes 2 \(use zip"):
+        backend.map(scalar.add)
+    with pytest.raises(TypeError, match=r"zip needs a function of 2 argument\(s\); exp takes 1 \(use map\)"):
+        backend.zip(scalar.exp)
+    with pytest.raises(TypeError, match=r"reduce needs a function of 2 argument\(s\); exp takes 1"):
+        backend.reduce(scalar.exp, 0.0)

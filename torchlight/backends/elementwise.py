@@ -57,8 +57,18 @@ def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
     return backend.xp.asarray(np.asarray(raw, dtype=backend.numpy_dtype(dtype)), device=device)
 
 
+def _check_arity(helper: str, fn: Callable, arity: int) -> None:
+    """A scalar function of the wrong arity is a TypeError naming both (a lambda's would not say why)."""
+    known = getattr(fn, "arity", arity)
+    if known != arity:
+        other = {1: "map", 2: "zip or reduce"}.get(known, "none of map, zip, reduce")
+        raise TypeError(f"{helper} needs a function of {arity} argument(s); {getattr(fn, '__name__', fn)} "
+                        f"takes {known} (use {other})")
+
+
 def mapper(backend: Any, fn: Callable) -> Callable:
     """The function returned by `Backend.map(fn)`."""
+    _check_arity("map", fn, 1)
 
     def mapped(x: Any) -> Any:
         from torchlight.autograd.functions import Map
@@ -74,6 +84,7 @@ def mapper(backend: Any, fn: Callable) -> Callable:
 
 def zipper(backend: Any, fn: Callable) -> Callable:
     """The function returned by `Backend.zip(fn)`."""
+    _check_arity("zip", fn, 2)
 
     def zipped(x: Any, y: Any) -> Any:
         from torchlight.autograd.functions import Zip
@@ -94,6 +105,7 @@ def reducer(backend: Any, fn: Callable, start: float) -> Callable:
     Known reductions (`scalar.add` -> sum, `scalar.mul` -> prod, `scalar.max`
     -> max) use the namespace; any other function is folded along `dim`.
     """
+    _check_arity("reduce", fn, 2)
 
     def reduced(x: Any, dim: int | None = None) -> Any:
         from torchlight.tensor import Tensor
