@@ -240,3 +240,14 @@ def test_a_scalar_function_of_the_wrong_arity_is_named(backend):
         backend.zip(scalar.exp)
     with pytest.raises(TypeError, match=r"reduce needs a function of 2 argument\(s\); exp takes 1"):
         backend.reduce(scalar.exp, 0.0)
+
+
+def test_sqrt_at_signed_zero_has_the_slope_the_tensor_op_has(backend, device):
+    # sqrt(-0.0) is -0.0 (IEEE, math.sqrt) and 0.5 / -0.0 is -inf: the Value engine said +inf
+    assert math.copysign(1.0, scalar.sqrt(-0.0)) == -1.0
+    for z in (0.0, -0.0):
+        _, (g,) = grads(scalar.sqrt, z)
+        x = tl.tensor([z], backend=backend, device=device, dtype="float64", requires_grad=True)
+        with np.errstate(divide="ignore"):
+            x.sqrt().sum().backward()
+        assert g == host(x.grad)[0] == math.copysign(math.inf, z)

@@ -255,8 +255,9 @@ def _pow_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
 
 
 def _sqrt_vjp(d: float, out: float, x: float) -> float:
-    """0.5 / sqrt(x); +inf at 0, where the slope is vertical."""
-    return d * 0.5 / out if out else d * _inf
+    """0.5 / sqrt(x); +inf at 0, where the slope is vertical (-inf at -0.0, whose sqrt is -0.0: 0.5 / -0.0,
+    as the Tensor op and PyTorch give)."""
+    return d * 0.5 / out if out else d * math.copysign(_inf, out)
 
 
 def _max_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
