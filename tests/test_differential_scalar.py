@@ -251,3 +251,13 @@ def test_sqrt_at_signed_zero_has_the_slope_the_tensor_op_has(backend, device):
         with np.errstate(divide="ignore"):
             x.sqrt().sum().backward()
         assert g == host(x.grad)[0] == math.copysign(math.inf, z)
+
+
+def test_reduce_of_integers_from_a_start_no_integer_holds(backend, device):
+    # the start was cast to the integers' dtype: -inf gave a RuntimeWarning (an error here) and garbage
+    empty = tl.zeros((0,), backend=backend, device=device, dtype="int64")
+    assert float(backend.to_numpy(backend.reduce(scalar.max, -math.inf)(empty.data))) == -math.inf
+    assert backend.reduce(scalar.max, -math.inf)(empty).item() == -math.inf
+    numpy = tl.backends.get("numpy")  # (array_api_strict refuses to add floats to integers at all)
+    ints = tl.tensor([1, 2, 3], backend="numpy")
+    assert float(numpy.reduce(scalar.add, 0.5)(ints.data)) == 6.5 == numpy.reduce(scalar.add, 0.5)(ints).item()

@@ -126,9 +126,9 @@ def _reduce_tensor(x: Any, fn: Callable, start: float, dim: int | None) -> Any:
         index = (slice(None),) * (dim % x.ndim) + (i,)
         item = x[index]
         acc = item.backend.zip(fn)(item._lift(start) if acc is None else acc, item)
-    if acc is None:
+    if acc is None:  # an empty dim: start, in the dtype the fold would have (a float start lifts integers)
         shape = tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim)
-        return x._full(shape, start)
+        return x._lift(start)._full(shape, start)
     return acc
 
 
@@ -152,8 +152,10 @@ def _reduce_array(backend: Any, fn: Callable, start: float, x: Any, dim: int | N
         reduced = getattr(xp, name)(x, axis=dim)
         if start == _IDENTITY.get(name):
             return reduced
-    acc = xp.full(tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim), start,
-                  dtype=x.dtype, device=backend.device_of(x))
+    dtype, device = x.dtype, backend.device_of(x)
+    if not backend.is_floating(dtype) and not float(start).is_integer():  # (0.5 or -inf: no integer holds it)
+        dtype = backend.default_float(device)
+    acc = xp.full(tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim), start, dtype=dtype, device=device)
     if reduced is not None:
         return zip_array(backend, fn, acc, reduced)
     for i in range(x.shape[dim]):
