@@ -3,7 +3,10 @@ key selects) and PyTorch (gradients; a discovery tool only): each test pins
 torchlight's answer against NumPy's `host[key]` and, for the gradient,
 `np.add.at` (repeated indices add up), or against central differences.
 
-Covered: NumPy integer scalars in a key, second derivatives through a gather.
+Covered: NumPy integer scalars in a key, second derivatives through a gather,
+index arrays of every integer dtype (torch), keys NumPy refuses (floats,
+strings: an IndexError naming the key on every backend), index arrays with
+entries out of range (Dask took them silently).
 """
 
 from __future__ import annotations
@@ -75,3 +78,34 @@ def test_an_index_array_of_any_integer_dtype_indexes_as_numpy(dtype, tensor_key,
     grad = np.zeros_like(CUBE)
     np.add.at(grad, (slice(None), index), 1.0)
     np.testing.assert_array_equal(x.grad.numpy(), grad)
+
+
+# ------------------------------------------------- keys NumPy refuses
+@pytest.mark.parametrize("key", [1.0, (0, 1.5), np.array([0.0, 1.0]), [1.0], (slice(None), np.array([0.5])), "a",
+                                 (Ellipsis, np.array([1j]))])
+@pytest.mark.parametrize("shape", [(3, 4), (0, 3), (2, 0, 3)])
+def test_a_key_numpy_refuses_raises_an_index_error_that_names_it(key, shape, backend, device):
+    # the rewrite for libraries that refuse a key let the failure of its own xp.take out: a
+    # TypeError ("Cannot cast array data from dtype('float64')") on NumPy, a RuntimeError from
+    # torch's index_select, a ValueError on JAX, an AttributeError on Dask, none naming the key;
+    # Dask read x[1.0] as x[1] and indexed with float arrays, silently
+    host = np.zeros(shape)
+    with pytest.raises(IndexError):
+        host[key]
+    x = leaf(host, backend, device)
+    with pytest.raises(IndexError, match="Gather: index|out of bounds"):  # (x[0, 1.5] of a (0, 3) tensor)
+        x[key]
+
+
+# ------------------------------------------------------ out-of-range arrays
+@pytest.mark.parametrize("key", [(slice(None), [0, 3]), np.array([2, 0]), (np.array([-3, 1]), slice(None, None, -1)),
+                                 (0, slice(None), np.array([[4]])), (Ellipsis, [1, -5])])
+def test_an_index_array_out_of_range_raises_as_numpy(key, backend, device):
+    # Dask took a lazy index array's out-of-range entries silently (x[:, [0, 3]] of 3 columns
+    # gave column 0 twice); the error comes when the result is computed, as Dask's own errors do
+    host = CUBE
+    with pytest.raises(IndexError):
+        host[key]
+    x = leaf(host, backend, device)
+    with pytest.raises(IndexError, match="out of .*bounds|out of range"):  # (torch: "out of DATA bounds")
+        x[key].numpy()

@@ -227,6 +227,8 @@ class DaskBackend(ArrayAPIBackend):
     shape must be known without computing (see `take_key`)."""
 
     def take_key(self, array: Any, key: Any) -> Any:
+        indexing.check_kinds(self.xp, key)
+        key = self._bounds_checked(array, key)
         out = self._take_single(array, key)
         if out is None:
             out = super().take_key(array, key)
@@ -237,6 +239,24 @@ class DaskBackend(ArrayAPIBackend):
                 "compute the mask first, or keep the shape with tl.where(mask, x, 0.0) instead"
             )
         return out
+
+    def _bounds_checked(self, array: Any, key: Any) -> Any:
+        """`key` with each integer index array checked against its axis when computed.
+
+        Dask takes an out-of-range entry of a lazy index array without a word
+        (x[:, [0, 3]] of 3 columns gave column 0 twice); NumPy raises IndexError.
+        The check is a `map_blocks` on the index, so nothing is computed here.
+        """
+        parts = indexing.expand(key, array.ndim)
+        if parts is None or not any(isinstance(k, self._module.Array) for k in parts):
+            return key
+        checked, axis = [], 0
+        for k in parts:
+            if isinstance(k, self._module.Array) and k.dtype != self.xp.bool:
+                k = k.map_blocks(_in_bounds, array.shape[axis], axis, dtype=k.dtype)
+            checked.append(k)
+            axis += indexing._consumes(k)
+        return tuple(checked)
 
     def _take_single(self, array: Any, key: Any) -> Any:
         """`array[key]` for a key whose one index array is a Dask array of one element, else None.
@@ -256,6 +276,15 @@ class DaskBackend(ArrayAPIBackend):
         out = super().take_key(array, parts[:position] + (twice,) + parts[position + 1:])
         axis = 0 if indexing.apart(parts, array.ndim) else indexing.array_axis(parts, position)
         return indexing.unflatten(xp, out[(slice(None),) * axis + (slice(0, 1),)], axis, index.shape)
+
+
+def _in_bounds(block: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """`block` of a Dask index array, or NumPy's IndexError if an entry is outside an axis of `n`."""
+    if block.size:
+        low, high = block.min(), block.max()
+        if low < -n or high >= n:
+            raise IndexError(f"index {high if high >= n else low} is out of bounds for axis {axis} with size {n}")
+    return block
 
 
 def _is_python_data(data: Any) -> bool:

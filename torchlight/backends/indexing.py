@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-#: how the libraries refuse a key they do not take (Dask: AssertionError, NotImplementedError)
-_REFUSED = (IndexError, TypeError, ValueError, AssertionError, NotImplementedError)
+#: how the libraries refuse a key they do not take (Dask: AssertionError, NotImplementedError,
+#: and KeyError for a string, which it reads as a field name)
+_REFUSED = (IndexError, TypeError, ValueError, AssertionError, NotImplementedError, KeyError)
 
 
 def take(xp: Any, array: Any, key: Any) -> Any:
@@ -52,8 +53,19 @@ def take(xp: Any, array: Any, key: Any) -> Any:
         except _REFUSED as exc:
             first_error = exc
     parts = expand(key, array.ndim)
-    if parts is None:
+    out = None
+    if parts is not None:
+        try:
+            out = _rewritten(xp, array, parts, split)
+        except (*_REFUSED, RuntimeError) as exc:  # (torch's index_select raises RuntimeError)
+            raise _unsupported(key, array, first_error, exc) from exc
+    if out is None:
         raise _unsupported(key, array, first_error)
+    return out
+
+
+def _rewritten(xp: Any, array: Any, parts: tuple, split: bool) -> Any:
+    """`array[parts]` (a key expanded to every axis) through the rewrites; None where none applies."""
     array, parts = _rewrite_slices(xp, array, parts)
     if not split:
         try:
@@ -62,7 +74,7 @@ def take(xp: Any, array: Any, key: Any) -> Any:
             pass
     arrays = [i for i, k in enumerate(parts) if _is_array(k)]
     if len(arrays) != 1 or parts[arrays[0]].dtype == xp.bool:
-        raise _unsupported(key, array, first_error)
+        return None
     position = arrays[0]
     index = parts[position]
     basic = parts[:position] + (slice(None),) + parts[position + 1:]
@@ -191,6 +203,15 @@ def check_bounds(xp: Any, array: Any, key: Any) -> None:
         axis += _consumes(k)
 
 
+def check_kinds(xp: Any, key: Any) -> None:
+    """Raise IndexError naming `key` for an entry NumPy refuses, for libraries that take it:
+    Dask reads `x[1.0]` as `x[1]` and indexes with a float array."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, (float, complex)) or (_is_array(k) and not xp.isdtype(k.dtype, ("integral", "bool"))):
+            raise IndexError(f"Gather: index {key!r}: {k!r} is not a valid index entry (integers, slices, "
+                             "..., None and integer or boolean arrays are)")
+
+
 def _consumes(k: Any) -> int:
     """How many input dimensions one key entry indexes."""
     if k is None:
@@ -208,5 +229,7 @@ def _is_int(k: Any) -> bool:
     return isinstance(k, int) and not isinstance(k, bool)
 
 
-def _unsupported(key: Any, array: Any, exc: Exception) -> IndexError:
-    return IndexError(f"Gather: index {key!r} is not supported for shape {tuple(array.shape)}: {exc}")
+def _unsupported(key: Any, array: Any, exc: Exception | None, rewrite_exc: Exception | None = None) -> IndexError:
+    """The IndexError for a key: the library's own refusal, then (if any) why the rewrite failed too."""
+    reasons = "; rewritten in standard functions: ".join(str(e) for e in (exc, rewrite_exc) if e is not None)
+    return IndexError(f"Gather: index {key!r} is not supported for shape {tuple(array.shape)}: {reasons}")
