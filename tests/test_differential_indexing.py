@@ -109,3 +109,12 @@ def test_an_index_array_out_of_range_raises_as_numpy(key, backend, device):
     x = leaf(host, backend, device)
     with pytest.raises(IndexError, match="out of .*bounds|out of range"):  # (torch: "out of DATA bounds")
         x[key].numpy()
+
+
+@pytest.mark.parametrize("key", [(Ellipsis, Ellipsis), (0, Ellipsis, Ellipsis), (Ellipsis, None, Ellipsis)])
+def test_two_ellipses_raise_as_numpy(key, backend, device):
+    # torch took x[..., ...] (as x[...]) where NumPy raises
+    with pytest.raises(IndexError, match="single ellipsis"):
+        CUBE[key]
+    with pytest.raises(IndexError, match=r"more than one Ellipsis"):
+        leaf(CUBE, backend, device)[key]

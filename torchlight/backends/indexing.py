@@ -43,6 +43,8 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     first_error = None
     split = False
     if _maybe_special(key):
+        if sum(1 for k in key if k is Ellipsis) > 1:  # (torch takes `x[..., ...]`)
+            raise IndexError(f"Gather: index {key!r} has more than one Ellipsis ('...'), as NumPy refuses")
         split = apart(key, array.ndim)
         native = not split and not _starts_before(key, array.shape)
     else:
@@ -89,10 +91,11 @@ def _rewritten(xp: Any, array: Any, parts: tuple, split: bool) -> Any:
 
 def _maybe_special(key: Any) -> bool:
     """A quick look for what `apart` and `_starts_before` check (most keys have neither):
-    a backwards slice, or integers beside an array."""
+    a backwards slice, or integers beside an array; or a second Ellipsis."""
     if type(key) is not tuple:  # one entry (`x[0]`, `x[1:3]`): never integers beside an array
         return type(key) is slice and key.step is not None and key.step < 0
     has_int = has_array = False
+    ellipses = 0
     for k in key:
         kind = type(k)
         if kind is int:
@@ -100,9 +103,11 @@ def _maybe_special(key: Any) -> bool:
         elif kind is slice:
             if k.step is not None and k.step < 0:
                 return True
-        elif k is not None and k is not Ellipsis and hasattr(k, "shape"):
+        elif k is Ellipsis:
+            ellipses += 1
+        elif k is not None and hasattr(k, "shape"):
             has_array = True
-    return has_int and has_array
+    return (has_int and has_array) or ellipses > 1
 
 
 def _starts_before(key: Any, shape: tuple) -> bool:
