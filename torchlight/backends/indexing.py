@@ -43,7 +43,7 @@ def take(xp: Any, array: Any, key: Any) -> Any:
     first_error = None
     split = False
     if _maybe_special(key):
-        if sum(1 for k in key if k is Ellipsis) > 1:  # (torch takes `x[..., ...]`)
+        if isinstance(key, tuple) and sum(1 for k in key if k is Ellipsis) > 1:  # (torch takes `x[..., ...]`)
             raise IndexError(f"Gather: index {key!r} has more than one Ellipsis ('...'), as NumPy refuses")
         split = apart(key, array.ndim)
         native = not split and not _starts_before(key, array.shape)
