@@ -6,7 +6,8 @@ torchlight's answer against NumPy's `host[key]` and, for the gradient,
 Covered: NumPy integer scalars in a key, second derivatives through a gather,
 index arrays of every integer dtype (torch), keys NumPy refuses (floats,
 strings: an IndexError naming the key on every backend), index arrays with
-entries out of range (Dask took them silently).
+entries out of range (Dask took them silently), two Ellipses (torch took
+them), and the keys array_api_strict and Dask refuse (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -118,3 +119,16 @@ def test_two_ellipses_raise_as_numpy(key, backend, device):
         CUBE[key]
     with pytest.raises(IndexError, match=r"more than one Ellipsis"):
         leaf(CUBE, backend, device)[key]
+
+
+# -------------------------------------- keys a library takes or refuses
+@pytest.mark.parametrize("key", [(np.array([0, 1, 1]), np.array([2, 0, 2])), (np.array([[1], [0]]), 0, [0, 3]),
+                                 (slice(None), np.array([True, False, True])), (np.array(False), 0),
+                                 (np.array([1, 0]), slice(None), np.array([[3], [1]]))])
+def test_several_index_arrays_or_a_mask_beside_others_are_numpys_answer_or_refused(key, backend, device):
+    # docs/decisions.md: NumPy, torch and JAX take these; array_api_strict and Dask refuse them
+    # with an IndexError naming the key, never with another answer
+    try:
+        check_as_numpy(CUBE, key, backend, device)
+    except IndexError as exc:
+        assert backend.name in ("array_api_strict", "dask") and str(exc).startswith("Gather: ")
