@@ -7,7 +7,8 @@ Covered: NumPy integer scalars in a key, second derivatives through a gather,
 index arrays of every integer dtype (torch), keys NumPy refuses (floats,
 strings: an IndexError naming the key on every backend), index arrays with
 entries out of range (Dask took them silently), two Ellipses (torch took
-them), and the keys array_api_strict and Dask refuse (docs/decisions.md).
+them), Python bools (Dask read True as the index 1), and the keys
+array_api_strict and Dask refuse (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -130,5 +131,15 @@ def test_several_index_arrays_or_a_mask_beside_others_are_numpys_answer_or_refus
     # with an IndexError naming the key, never with another answer
     try:
         check_as_numpy(CUBE, key, backend, device)
+    except IndexError as exc:
+        assert backend.name in ("array_api_strict", "dask") and str(exc).startswith("Gather: ")
+
+
+@pytest.mark.parametrize("key", [True, False, (0, True), (Ellipsis, False, 1)])
+def test_a_python_bool_in_a_key_is_a_new_axis_or_refused(key, backend, device):
+    # NumPy reads True as a new axis of length 1 (False: of length 0); Dask read it as the index 1
+    # (x[True] of a (3, 4) tensor gave row 1); array_api_strict refuses it
+    try:
+        check_as_numpy(CUBE[0], key, backend, device)
     except IndexError as exc:
         assert backend.name in ("array_api_strict", "dask") and str(exc).startswith("Gather: ")

@@ -228,6 +228,9 @@ class DaskBackend(ArrayAPIBackend):
 
     def take_key(self, array: Any, key: Any) -> Any:
         indexing.check_kinds(self.xp, key)
+        if any(isinstance(k, bool) for k in (key if isinstance(key, tuple) else (key,))):
+            raise IndexError(f"Gather: on Dask, the key {key!r} holds a Python bool, which Dask reads as the "
+                             "index 0 or 1 (NumPy: a new axis of length 1 or 0); write None or x[None][:0] instead")
         key = self._bounds_checked(array, key)
         out = self._take_single(array, key)
         if out is None:
