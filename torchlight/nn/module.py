@@ -336,8 +336,6 @@ class Module:
         extra_lines = extra.split("\n") if extra else []
         child_lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
         head = f"{type(self).__name__}("
-        if len(extra_lines) == 1 and not child_lines:
+        if len(extra_lines) <= 1 and not child_lines:
             return head + extra + ")"
-        if not extra_lines and not child_lines:
-            return head + ")"
         return head + "\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"
