@@ -130,20 +130,16 @@ def test_scalar_pow_exponent_gradient_is_zero_at_base_zero():
 
 
 # ------------------------------------------------------------ clear errors
-class _ReturnsFloat(Function):
-    @staticmethod
-    def forward(ctx, a):
-        return a.data * 2
-
-    @staticmethod
-    def backward(ctx, g):
-        return 2.0
+def _doubling(backward, name="Doubling"):
+    """The Function `name` computing 2a, whose backward returns `backward(g)` (the right one: g * 2)."""
+    return type(name, (Function,), {"forward": staticmethod(lambda ctx, a: a.data * 2),
+                                     "backward": staticmethod(lambda ctx, g: backward(g))})
 
 
 def test_a_backward_that_returns_a_number_is_named_in_the_error():
     x = _leaf([1.0, 2.0])
     with pytest.raises(TypeError, match="_ReturnsFloat.backward returned a float"):
-        _ReturnsFloat.apply(x).sum().backward()
+        _doubling(lambda g: 2.0, "_ReturnsFloat").apply(x).sum().backward()
     assert x.grad is None
 
 
@@ -179,27 +175,12 @@ def test_scalar_max_carries_a_nan_from_either_side():
     assert scalar.max(2.0, 1.0) == 2.0 and scalar.max(1.0, 2.0) == 2.0
 
 
-def _doubling(extra):
-    """2a, whose backward returns `extra(g)` after its one gradient."""
-
-    class Doubling(Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a.data * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2, extra(g)
-
-    return Doubling
-
-
 def test_a_backward_may_return_extra_trailing_nones_but_not_extra_gradients():
     x = _leaf([1.0, 2.0])
-    _doubling(lambda g: None).apply(x).sum().backward()
+    _doubling(lambda g: (g * 2, None)).apply(x).sum().backward()
     np.testing.assert_allclose(x.grad.data, [2.0, 2.0])
     with pytest.raises(RuntimeError, match="Doubling.backward returned 2 gradient"):
-        _doubling(lambda g: g).apply(_leaf([1.0])).sum().backward()
+        _doubling(lambda g: (g * 2, g)).apply(_leaf([1.0])).sum().backward()
 
 
 # ------------------------------------------------------------ torchlight.func
