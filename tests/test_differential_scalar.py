@@ -261,3 +261,22 @@ def test_reduce_of_integers_from_a_start_no_integer_holds(backend, device):
     numpy = tl.backends.get("numpy")  # (array_api_strict refuses to add floats to integers at all)
     ints = tl.tensor([1, 2, 3], backend="numpy")
     assert float(numpy.reduce(scalar.add, 0.5)(ints.data)) == 6.5 == numpy.reduce(scalar.add, 0.5)(ints).item()
+
+
+@pytest.mark.parametrize("fn", [scalar.pow_da, scalar.pow_db], ids=["pow_da", "pow_db"])
+@pytest.mark.parametrize("a, b", [(2.0, 3.0), (1.5, 0.0), (0.7, -1.5), (3.0, 1.0)])
+def test_pow_partials_differentiate_on_values_as_central_differences(fn, a, b):
+    x, y = variable(a), variable(b)
+    fn(x, y).backward()
+    for arg, got in enumerate((x.grad, y.grad)):
+        assert got == pytest.approx(central_difference(fn, a, b, arg=arg), rel=1e-6, abs=1e-8)
+
+
+def test_pow_partials_on_values_at_base_zero_follow_the_conventions_instead_of_raising():
+    # pow_da(0, 1) = 1 * 0 ** 0 = 1; its plain partial b (b - 1) a^(b - 2) computed 0 ** -1.0
+    x, y = variable(0.0), variable(1.0)
+    scalar.pow_da(x, y).backward()
+    assert (x.grad, y.grad) == (0.0, 1.0)
+    x, y = variable(0.0), variable(2.5)
+    scalar.pow_db(x, y).backward()  # pow_db is 0 along a == 0 (the convention): constant in b
+    assert y.grad == 0.0 and math.isnan(x.grad)

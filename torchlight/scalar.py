@@ -254,6 +254,23 @@ def _pow_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
     return da, db
 
 
+def _pow_da_vjp(d: float, a: float, b: float) -> tuple[float, float]:
+    """The partials of pow_da(a, b) = b * a^(b-1), through `_pow_vjp` at (a, b - 1), so that its
+    conventions hold (0 ** -1 is never computed: the plain formula raised ZeroDivisionError at a = 0)."""
+    power = _pow_or_inf(a, b - 1.0)
+    da, db = _pow_vjp(1.0, power, a, b - 1.0)
+    return d * b * da, d * (power + b * db)
+
+
+def _pow_db_vjp(d: float, out: float, a: float, b: float) -> tuple[float, float]:
+    """The partials of pow_db(a, b) = a^b ln a: as the formula where a > 0; where a <= 0, pow_db
+    is a convention (0 at a == 0, NaN below), constant in b at 0, with no derivative in a."""
+    if a <= 0:
+        return math.nan, (0.0 if a == 0 else math.nan)
+    log_a = math.log(a)
+    return d * (_pow_vjp(1.0, out, a, b)[0] * log_a + _pow_or_inf(a, b - 1.0)), d * out * log_a
+
+
 def _sqrt_vjp(d: float, out: float, x: float) -> float:
     """0.5 / sqrt(x); +inf at 0, where the slope is vertical (-inf at -0.0, whose sqrt is -0.0: 0.5 / -0.0,
     as the Tensor op and PyTorch give)."""
@@ -334,13 +351,11 @@ pow = ScalarFunction("pow", _pow, lambda xp, a, b: a ** b,
 pow_da = ScalarFunction("pow_da", lambda a, b: _pow_vjp(1.0, 0.0, a, b)[0], _pow_da_array,
                         (lambda a, b: mul(b, pow_da(a, sub(b, 1.0))),
                          lambda a, b: add(pow(a, sub(b, 1.0)), mul(b, pow_db(a, sub(b, 1.0))))),
-                        lambda d, out, a, b: (d * b * (b - 1.0) * a ** (b - 2.0), d * (a ** (b - 1.0)) * (
-                            1.0 + b * math.log(a))))
+                        lambda d, out, a, b: _pow_da_vjp(d, a, b))
 pow_db = ScalarFunction("pow_db", lambda a, b: _pow_vjp(1.0, _pow(a, b), a, b)[1], _pow_db_array,
                         (lambda a, b: add(mul(pow_da(a, b), ln(a)), pow(a, sub(b, 1.0))),
                          lambda a, b: mul(pow_db(a, b), ln(a))),
-                        lambda d, out, a, b: (d * a ** (b - 1.0) * (b * math.log(a) + 1.0),
-                                              d * out * math.log(a)))
+                        lambda d, out, a, b: _pow_db_vjp(d, out, a, b))
 exp = ScalarFunction("exp", _exp, lambda xp, x: xp.exp(x), (lambda x: exp(x),), lambda d, out, x: d * out)
 ln = ScalarFunction("ln", _ln, lambda xp, x: xp.log(x), (lambda x: div(1.0, x),), lambda d, out, x: d / x)
 sqrt = ScalarFunction("sqrt", _sqrt, lambda xp, x: xp.sqrt(x), (lambda x: div(0.5, sqrt(x)),), _sqrt_vjp)
