@@ -17,6 +17,7 @@ from torchlight.backends import (
     manual_seed,
     set_default_backend,
 )
+from torchlight.compiler import CompileError, compile  # noqa: A004 (torch.compile's name)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from torchlight.ops import arctan2, atan2, cat, concat, logaddexp, maximum, minimum, stack, where
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BackendError",
     "BackendUnavailableError",
+    "CompileError",
     "Tensor",
     "arange",
     "arctan2",
@@ -35,6 +37,7 @@ __all__ = [
     "autograd",
     "backends",
     "cat",
+    "compile",
     "concat",
     "enable_grad",
     "func",

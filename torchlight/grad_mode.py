@@ -24,6 +24,9 @@ class _State(threading.local):
     never set the mode)."""
 
     enabled = True
+    # Whether the backward running on this thread keeps its graph (set by the engine once per walk):
+    # a Function that frees its saved arrays as it goes (a compiled program's) must not when it does.
+    retain_graph = True
 
     def __init__(self) -> None:
         self.previous: list[bool] = []  # the modes that `with no_grad()/enable_grad()` will restore

@@ -96,12 +96,13 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
     captured node is returned instead (None where no gradient arrives).
     """
     state = grad_mode._state
-    previous = state.enabled
+    previous, previous_retain = state.enabled, state.retain_graph
     state.enabled = bool(create_graph)
+    state.retain_graph = bool(retain_graph)
     try:
         return _walk(roots, derivs, retain_graph, capture, create_graph)
     finally:
-        state.enabled = previous
+        state.enabled, state.retain_graph = previous, previous_retain
 
 
 def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,

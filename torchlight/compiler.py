@@ -1,0 +1,605 @@
+"""`compile(fn)`: record a function of Tensors once, then replay it as a flat program.
+
+An eager op pays for its bookkeeping on every call: a Tensor, a Context and a
+History in forward, a graph walk and a backward formula written in Tensor ops
+in backward. When a function does the same ops every time (the usual training
+step), that work can be done once. `compile(fn)` runs `fn` on its first call
+for each signature (the shapes, dtypes, backends and devices of its Tensor
+arguments, which of them require grad, and its other arguments), with the
+graph recorded, then records the backward of that graph too (as
+`create_graph=True` does). Both become one list of steps, each a Function's
+`forward` on arrays, and later calls replay the list: no graph to build, no
+walk, each array freed as soon as its last step has run. The result is one
+node of the caller's graph, so `loss.backward()`, `.grad` accumulation,
+optimizers and `torchlight.func` work as with `fn` itself.
+
+What is replayed is what was recorded, as with `jax.jit`: Python control flow
+is fixed by the first call, and so are values read out of tensors. Anything a
+replay could not reproduce is refused while recording, with a CompileError:
+a tensor made outside the recorded ops from a traced value (`.detach()`,
+`no_grad`, a new tensor from `.numpy()`), a conversion of a traced tensor
+to a Python value (`.item()`, `float()`, `if x > 0:`), an index array taken
+from a traced value, or an in-place update such as an optimizer step. A
+backward formula that computes part of its gradient outside the recorded ops
+(a mask from the saved values, as `maximum` does) is kept as it is: its node
+is run as in eager mode, with a Context of its own, on each call.
+
+Example:
+    >>> import torchlight as tl
+    >>> w = tl.tensor([1.0, 2.0], requires_grad=True)
+    >>> @tl.compile
+    ... def loss(x):
+    ...     return ((x * w).tanh() * 2.0).sum()
+    >>> x = tl.tensor([0.5, -0.5])
+    >>> for _ in range(3):
+    ...     loss(x).backward()
+    >>> import math
+    >>> abs(w.grad.tolist()[0] - 3 * 2 * 0.5 * (1 - math.tanh(0.5) ** 2)) < 1e-12
+    True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import numbers
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from torchlight import grad_mode
+from torchlight.autograd import function as _function
+from torchlight.autograd.engine import _feeding, topological_sort
+from torchlight.autograd.function import Context, Function, History
+from torchlight.tensor import _NUMBERS, Tensor
+
+__all__ = ["CompileError", "Compiled", "compile"]
+
+_LOCK = threading.RLock()  # recording patches the Tensor class; replays share their registers
+
+CREATE_GRAPH = (
+    "backward(create_graph=True) through a compiled function: its backward is replayed on arrays and "
+    "records nothing, so second derivatives would be wrong. Call the function without compile for that."
+)
+
+
+class CompileError(RuntimeError):
+    """`fn` does something a replay of its recorded ops could not reproduce."""
+
+
+def compile(fn: Callable[..., Tensor]) -> Compiled:  # noqa: A001 (torch.compile's name, on purpose)
+    """`fn`, recorded on its first call per signature and replayed after.
+
+    `fn` takes Tensors (and any hashable constants) and returns one Tensor.
+    Tensors it reads from its closure (a model's parameters) are read afresh
+    on every call and get their gradients as usual. See the module docstring
+    for what cannot be compiled.
+
+    Example:
+        >>> import torchlight as tl
+        >>> f = tl.compile(lambda x: (x * x).sum())
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> f(x).backward(); x.grad.tolist()
+        [2.0, 4.0]
+    """
+    return Compiled(fn)
+
+
+class Compiled:
+    """A compiled function: one recorded `Program` per call signature."""
+
+    def __init__(self, fn: Callable[..., Tensor]) -> None:
+        self.fn = fn
+        self.programs: dict[Any, Program] = {}
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any) -> Tensor:
+        key, tensors = _signature(args)
+        program = self.programs.get(key)
+        if program is None or not program.current():
+            program = self.programs[key] = _record(self.fn, args)
+        return program(tensors)
+
+    def __repr__(self) -> str:
+        return f"compile({getattr(self.fn, '__name__', self.fn)!r}, {len(self.programs)} program(s))"
+
+
+def _outside_signature(tensors: list[Tensor]) -> tuple:
+    return tuple((t.data.shape, t.data.dtype, t.requires_grad) for t in tensors)
+
+
+def _signature(args: tuple) -> tuple[Any, list[Tensor]]:
+    """The cache key of a call, and its Tensor arguments in order."""
+    key, tensors = [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a.data
+            key.append((a.backend, a.backend.device_of(data), data.dtype, data.shape, a.requires_grad))
+            tensors.append(a)
+        else:
+            key.append((type(a), a))
+    try:
+        key = tuple(key)
+        hash(key)
+    except TypeError:
+        raise TypeError("compile: every argument that is not a Tensor must be hashable (it is part of the "
+                        "signature a program is recorded for)") from None
+    return key, tensors
+
+
+# ------------------------------------------------------------------ replay
+class Replay(Function):
+    """A compiled program as one node of the caller's graph."""
+
+    @staticmethod
+    def forward(ctx: Context, program: Program, *tensors: Tensor) -> Any:
+        if ctx.no_grad:
+            return program.run_forward(tensors, train=False)[0]
+        out, saved = program.run_forward(tensors, train=True)
+        ctx.save_for_backward(program, saved, *tensors)  # the tensors: a backward after they change raises
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        if grad_mode.is_grad_enabled():
+            raise RuntimeError(CREATE_GRAPH)
+        program, saved = ctx.saved_tensors[:2]
+        return (None, *program.run_backward(saved, g.data, keep=grad_mode._state.retain_graph))
+
+
+class Program:
+    """The steps of one recorded signature: forward (twice: for inference, and
+    keeping what backward needs) and backward, each step `out.data = forward(ctx, *args)`."""
+
+    def __init__(self) -> None:
+        self.inputs: list[Tensor] = []      # the registers of fn's Tensor arguments
+        self.params: list[Tensor] = []      # closure tensors that require grad: gradients go to them too
+        self.outside: list[Tensor] = []     # every tensor from outside fn that an op reads
+        self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad when recorded
+        self.backend: Any = None
+        self.infer: list[tuple] = []        # forward steps for a call that needs no gradient
+        self.train: list[tuple] = []        # forward steps that keep opaque nodes' contexts
+        self.backward: list[tuple] = []
+        self.output: Tensor | None = None   # the register of fn's result
+        self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
+        self.seed: Tensor | None = None
+        self.grads: tuple[Tensor | None, ...] = ()  # per input and param: the register of its gradient
+        self.wants_grad = False
+        self.opaque: list[Any] = []         # per call: the Histories of opaque nodes, for their backward
+        self.sink: Tensor | None = None     # where a step that writes its own registers puts its None
+
+    def current(self) -> bool:
+        """Whether the tensors from outside fn still have the shapes, dtypes and requires_grad recorded."""
+        return _outside_signature(self.outside) == self.outside_signature
+
+    def __call__(self, tensors: list[Tensor]) -> Tensor:
+        if self.wants_grad or any(t.requires_grad for t in tensors):
+            return Replay.apply(self, *tensors, *self.params)
+        return Tensor._wrap(Replay.forward(_function._quiet_context(), self, *tensors), self.backend)
+
+    def run_forward(self, tensors: tuple, train: bool) -> tuple[Any, Any]:
+        with _LOCK:
+            for reg, t in zip(self.inputs, tensors):
+                reg.data = t.data
+            self.opaque = opaque = []
+            _run(self.train if train else self.infer)
+            out = self.output.data
+            saved = [[r.data for r in self.saved], opaque] if train else None
+            for reg in self.inputs:
+                reg.data = None
+            for reg in self.saved:
+                reg.data = None
+            self.output.data = None
+            self.opaque = []
+        return out, saved
+
+    def run_backward(self, saved: list, g: Any, keep: bool) -> list[Any]:
+        """The gradients for `saved` (what a forward kept); without `keep` they are let go of as
+        the steps finish with them (the saved list is emptied), as an eager backward frees its nodes."""
+        arrays, self_opaque = saved
+        if not keep:
+            saved[:] = [(), ()]
+        with _LOCK:
+            for reg, a in zip(self.saved, arrays):
+                reg.data = a
+            self.seed.data = g
+            self.opaque = self_opaque
+            arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
+            _run(self.backward)
+            grads = []
+            for reg in self.grads:
+                grads.append(None if reg is None else reg.data)
+            for reg in self.grads:
+                if reg is not None:
+                    reg.data = None
+            for reg in self.saved:
+                reg.data = None
+            self.seed.data = None
+            self.opaque = []
+        return grads
+
+
+def _run(steps: list[tuple]) -> None:
+    """The replay loop: each step writes its register and lets go of the ones it used last."""
+    for forward, ctx, args, out, frees in steps:
+        data = forward(ctx, *args)
+        out.data = data.data if type(data) is Tensor else data
+        for reg in frees:
+            reg.data = None
+
+
+# ----------------------------------------------------------------- recording
+_CONVERSIONS = ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__",
+                "__format__")
+
+
+class _Watch:
+    """What recording must see while `fn` runs: every Tensor made (a replay cannot
+    remake one made outside the recorded ops) and every conversion to Python."""
+
+    def __init__(self) -> None:
+        self.born: dict[int, Any] = {}  # id -> weak reference (a WeakSet would compare Tensors with ==)
+        self.traced: set[int] = set()   # ids of the recording's own argument tensors
+
+    def is_born(self, t: Tensor) -> bool:
+        ref = self.born.get(id(t))
+        return ref is not None and ref() is t
+
+    @contextlib.contextmanager
+    def patched(self) -> Iterator[None]:
+        """Tensor's constructors and conversions, watched (and restored after)."""
+        originals = {name: Tensor.__dict__[name] for name in ("_wrap", "__init__", *_CONVERSIONS)}
+        wrap, init, born = originals["_wrap"].__func__, originals["__init__"], self.born
+
+        def watched_wrap(cls: type, out: Any, backend: Any) -> Tensor:
+            t = wrap(cls, out, backend)
+            born[id(t)] = weakref.ref(t)
+            return t
+
+        def watched_init(t: Tensor, *args: Any, **kwargs: Any) -> None:
+            init(t, *args, **kwargs)
+            born[id(t)] = weakref.ref(t)
+
+        Tensor._wrap = classmethod(watched_wrap)
+        Tensor.__init__ = watched_init
+        for name in _CONVERSIONS:
+            setattr(Tensor, name, self._refusing(name, originals[name]))
+        try:
+            yield
+        finally:
+            for name, value in originals.items():
+                setattr(Tensor, name, value)
+
+    def _refusing(self, name: str, original: Any) -> Any:
+        watch = self
+
+        @functools.wraps(original)
+        def refusing(t: Tensor, *args: Any, **kwargs: Any) -> Any:
+            if id(t) in watch.traced or (watch.is_born(t) and not _is_number_constant(t)):
+                raise CompileError(
+                    f"compile: fn converts a traced tensor to a Python value (Tensor.{name}): a replay "
+                    f"would reuse the value of the first call. Keep that computation in tensor ops, or "
+                    f"call the function without compile"
+                )
+            return original(t, *args, **kwargs)
+
+        return refusing
+
+
+def _is_number_constant(t: Tensor) -> bool:
+    """One of the cached constants a Python number in an op is lifted to (made from the number alone)."""
+    return any(c is t for c in _NUMBERS.values())
+
+
+def _holds_array(value: Any) -> bool:
+    """Whether a non-Tensor argument of an op holds an array (data that a replay would reuse)."""
+    if isinstance(value, (tuple, list)):
+        return any(_holds_array(v) for v in value)
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, numbers.Number)
+
+
+def _record(fn: Callable[..., Tensor], args: tuple) -> Program:
+    """Run `fn` with its graph (and its backward's) recorded, and make the Program."""
+    with _LOCK:
+        return _Recorder().record(fn, args)
+
+
+class _Recorder:
+    """Records one call of `fn` and its backward, and turns them into steps.
+
+    Every value is keyed by what stands for it in the graph: a History for
+    an op's result, the Tensor itself for a leaf. `known` holds the keys that
+    become registers; any other leaf an op reads is a tensor from outside,
+    read afresh on every call (a parameter, a constant), unless it was made
+    while `fn` ran, which a replay could not do again.
+    """
+
+    def __init__(self) -> None:
+        self.watch = _Watch()
+        self.known: set[Any] = set()
+        self.forward: list[History] = []
+        self.backward: list[Any] = []            # backward Histories, and ("opaque", node, d) entries
+        self.opaque: dict[History, list] = {}    # a forward node replayed as a call -> (position, register key)
+        self.params: list[Tensor] = []
+        self.outside: dict[Tensor, None] = {}    # the leaves from outside fn, in order
+        self.results: dict[Tensor, Tensor] = {}  # each gradient target -> the recorded gradient
+
+    def record(self, fn: Callable[..., Tensor], args: tuple) -> Program:
+        watch, traced_args, inputs, wants = self.watch, [], [], []
+        for a in args:
+            if isinstance(a, Tensor):
+                t = Tensor(a.data, a.backend)
+                t.requires_grad = a.backend.is_floating(a.data.dtype)  # so that every op on it is recorded
+                watch.traced.add(id(t))
+                self.known.add(t)
+                inputs.append(t)
+                wants.append(a.requires_grad)
+                traced_args.append(t)
+            else:
+                traced_args.append(a)
+        writes = _function.WRITES[0]
+        with watch.patched(), grad_mode.enable_grad():
+            out = fn(*traced_args)
+            if not isinstance(out, Tensor):
+                raise CompileError(f"compile: fn must return one Tensor, not {type(out).__name__}")
+            self._collect([out], self.forward, "forward")
+            targets = [t for t, w in zip(inputs, wants) if w] + self.params
+            seed = self._record_backward(out, targets) if targets and out.requires_grad else None
+        if _function.WRITES[0] != writes:
+            raise CompileError("compile: fn replaced a tensor's values in place (an optimizer step, w -= ..., "
+                               "a running statistic): a replay would not do it again")
+        return _build(self, out, inputs, wants, seed)
+
+    def _collect(self, roots: list[Tensor], into: list[Any], phase: str) -> bool:
+        """Append the unknown Histories feeding `roots` to `into`, leaves first.
+
+        False (nothing appended) if one of them reads what a replay could not
+        remake; in the forward that is a CompileError.
+        """
+        new: list[History] = []
+        seen: set[Any] = set()
+        emit = object()
+        stack = [r.graph_node for r in roots]
+        while stack:
+            node = stack.pop()
+            if node is emit:
+                new.append(stack.pop())
+                continue
+            if node in seen or node in self.known:
+                continue
+            seen.add(node)
+            if type(node) is not History:
+                if not self._outside(node, phase):
+                    return False
+                continue
+            stack += (node, emit)
+            for e in reversed(node.inputs):
+                if isinstance(e, (History, Tensor)):
+                    stack.append(e)
+                elif _holds_array(e):
+                    return _refuse(phase, "an op with an array among its arguments (an index taken from a "
+                                          "traced value)")
+        into.extend(new)
+        self.known.update(new)
+        return True
+
+    def _outside(self, t: Tensor, phase: str) -> bool:
+        """A leaf from outside `fn`: read afresh each call. One made while `fn` ran is refused."""
+        if self.watch.is_born(t) and not _is_number_constant(t):
+            return _refuse(phase, "a tensor made outside the recorded ops (detach(), no_grad, a tensor made "
+                                  "from a traced value, or an op on constants only)")
+        if t not in self.outside and not _is_number_constant(t):
+            self.outside[t] = None
+            if t.requires_grad and phase == "forward":
+                self.params.append(t)
+        return True
+
+    def _record_backward(self, out: Tensor, targets: list[Tensor]) -> Tensor:
+        """Walk the graph as the engine does, each node's backward recorded (create_graph)."""
+        seed = Tensor(out.backend.xp.ones_like(out.data), out.backend)
+        seed.requires_grad = True  # so that every op on the gradient is recorded
+        self.known.add(seed)
+        root = out.graph_node
+        captured = set(targets)
+        order = topological_sort([root])
+        feeding = _feeding(order, captured)
+        grads: dict[Any, Tensor] = {root: seed}
+        while order:
+            node = order.pop()
+            d = grads.pop(node, None)
+            if d is None:
+                continue
+            if type(node) is not History:
+                if node in captured:
+                    self.results[node] = d
+                continue
+            if node not in feeding:
+                continue
+            if node.last_fn is Replay:  # a compiled function inside: its backward records nothing
+                with grad_mode.no_grad():
+                    pairs = node.chain_rule(d, retain_graph=True)
+            else:
+                pairs = node.chain_rule(d, retain_graph=True)
+            pairs = [(p, g) for p, g in pairs if p in feeding or p in captured]
+            if node.last_fn is Replay or not self._collect([g for _, g in pairs], self.backward, "backward"):
+                pairs = self._opaque(node, d, pairs)
+            for parent, g in pairs:
+                total = grads.get(parent)
+                if total is not None:
+                    g = total + g
+                    self._collect([g], self.backward, "backward")
+                grads[parent] = g
+        return seed
+
+    def _opaque(self, node: History, d: Tensor, pairs: list) -> list:
+        """Keep `node`'s backward as a call: a register leaf stands for each gradient it gives."""
+        out = []
+        positions, start = [], 0
+        needs = node.ctx.needs_input_grad
+        for parent, g in pairs:
+            i = start
+            while not (needs[i] and node.inputs[i] is parent):
+                i += 1
+            positions.append(i)
+            start = i + 1
+            r = Tensor(g.data, g.backend)
+            r.requires_grad = True
+            self.known.add(r)
+            out.append((parent, r))
+        self.opaque[node] = [(i, r) for i, (_, r) in zip(positions, out)]
+        self.backward.append(("opaque", node, d))
+        return out
+
+
+def _refuse(phase: str, what: str) -> bool:
+    if phase == "forward":
+        raise CompileError(f"compile: fn uses {what}; a replay could not remake it. Pass such tensors as "
+                           f"arguments, or call the function without compile")
+    return False
+
+
+# ------------------------------------------------------------------ building
+def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool], seed: Tensor | None) -> Program:
+    """The Program of a recording: registers for its values, steps, and when to free each register."""
+    p = Program()
+    p.backend = out.backend
+    regs: dict[Any, Tensor] = {}
+
+    def reg(key: Any) -> Tensor:
+        r = regs.get(key)
+        if r is None:
+            r = regs[key] = Tensor._wrap(None, p.backend)
+        return r
+
+    def arg(e: Any) -> Any:
+        return reg(e) if type(e) is History or (isinstance(e, Tensor) and e in rec.known) else e
+
+    p.inputs = [reg(t) for t in inputs]
+    p.params = list(rec.params)
+    p.outside = list(rec.outside)
+    p.outside_signature = _outside_signature(p.outside)
+    p.wants_grad = bool(rec.params)
+    p.output = reg(out.graph_node)
+    p.sink = Tensor._wrap(None, p.backend)
+    infer, train, backward = [], [], []
+    opaque_index: dict[History, int] = {}
+    for h in rec.forward:
+        quiet = Context(True)
+        quiet.needs_input_grad = h.ctx.needs_input_grad
+        args = tuple(arg(e) for e in h.inputs)
+        infer.append((h.last_fn.forward, quiet, args, reg(h)))
+        if h in rec.opaque:
+            opaque_index[h] = len(opaque_index)
+            train.append((_opaque_forward(p, h.last_fn, h.ctx.needs_input_grad), None, args, reg(h)))
+        else:
+            train.append((h.last_fn.forward, quiet, args, reg(h)))
+    for entry in rec.backward:
+        if type(entry) is tuple:
+            _, node, d = entry
+            outs = tuple((i, reg(r)) for i, r in rec.opaque[node])
+            backward.append((_opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs), None,
+                             (reg(d.graph_node),),
+                             p.sink, tuple(r for _, r in outs)))
+        else:
+            quiet = Context(True)
+            quiet.needs_input_grad = entry.ctx.needs_input_grad
+            backward.append((entry.last_fn.forward, quiet, tuple(arg(e) for e in entry.inputs), reg(entry)))
+    if seed is not None:
+        p.seed = reg(seed)
+    targets = [t for t, w in zip(inputs, wants) if w] + rec.params
+    grad_regs = [reg(rec.results[t].graph_node) if t in rec.results else None for t in targets]
+    per_target = iter(grad_regs)
+    p.grads = tuple(next(per_target) if w else None for w in wants) + tuple(per_target)
+    needed = {r for r in grad_regs if r is not None}
+    backward = _live(backward, needed)
+    made_before = set(_writes(train)) | set(p.inputs)
+    p.saved = tuple(r for r in _reads(backward) if r in made_before)
+    keep = {p.output, *p.saved}
+    p.infer = _with_frees(infer, {p.output})
+    p.train = _with_frees(train, keep)
+    p.backward = _with_frees(backward, needed)
+    return p
+
+
+def _reads(steps: list[tuple]) -> list[Tensor]:
+    """The registers the steps read, in order of first read (each once)."""
+    seen: dict[Tensor, None] = {}
+    for step in steps:
+        for a in step[2]:
+            if type(a) is Tensor and a.data is None:
+                seen.setdefault(a)
+    return list(seen)
+
+
+def _writes(steps: list[tuple]) -> list[Tensor]:
+    out = []
+    for step in steps:
+        out.append(step[3])
+        out.extend(step[4] if len(step) > 4 else ())
+    return out
+
+
+def _live(steps: list[tuple], needed: set[Tensor]) -> list[tuple]:
+    """The steps whose results something needs, walking back from `needed` (dead code dropped)."""
+    needed = set(needed)
+    kept = []
+    for step in reversed(steps):
+        written = step[4] if len(step) > 4 else (step[3],)
+        if not any(w in needed for w in written):
+            continue
+        kept.append(step)
+        needed.update(a for a in step[2] if type(a) is Tensor and a.data is None)
+    kept.reverse()
+    return kept
+
+
+def _with_frees(steps: list[tuple], keep: set[Tensor]) -> list[tuple]:
+    """Each step as (forward, ctx, args, out, frees): the registers read for the last time there."""
+    last: dict[Tensor, int] = {}
+    for k, step in enumerate(steps):
+        for a in step[2]:
+            if type(a) is Tensor and a.data is None:
+                last[a] = k
+    frees: list[list[Tensor]] = [[] for _ in steps]
+    for r, k in last.items():
+        if r not in keep:
+            frees[k].append(r)
+    return [(s[0], s[1], s[2], s[3], tuple(f)) for s, f in zip(steps, frees)]
+
+
+def _opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> Callable[..., Any]:
+    """The forward of a node whose backward is a call: with its own Context and History, kept per call."""
+
+    def forward(_: Any, *args: Any) -> Any:
+        ins = tuple(Tensor._wrap(a.data, a.backend) if isinstance(a, Tensor) else a for a in args)
+        ctx = Context()
+        ctx.needs_input_grad = needs
+        out = fn.forward(ctx, *ins)
+        data = out.data if type(out) is Tensor else out
+        node = History(fn, ctx, ins, (), data.shape, data.dtype, p.backend)
+        if fn._keeps_output:
+            ctx._output_data = data
+            ctx._history_ref = weakref.ref(node)
+        p.opaque.append(node)
+        return data
+
+    return forward
+
+
+def _opaque_backward(p: Program, name: str, index: int, outs: tuple) -> Callable[..., None]:
+    """The backward of such a node: its History's chain_rule, each gradient into its register."""
+    wanted = dict(outs)
+
+    def backward(_: Any, d: Tensor) -> None:
+        node = p.opaque[index]
+        for inp, g in node.chain_rule(Tensor._wrap(d.data, p.backend), retain_graph=False):
+            reg = wanted.get(next(i for i, e in enumerate(node.inputs) if e is inp))
+            if reg is not None:
+                reg.data = g.data
+        missing = [i for i, reg in outs if reg.data is None]
+        if missing:
+            raise RuntimeError(f"compile: {name}.backward gave no gradient for input(s) {missing} "
+                               f"on this call, where it gave one when recorded")
+
+    return backward
