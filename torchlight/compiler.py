@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import numbers
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -50,6 +52,7 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.autograd import function as _function
+from torchlight.autograd import functions as F
 from torchlight.autograd.engine import _feeding, topological_sort
 from torchlight.autograd.function import Context, Function, History
 from torchlight.tensor import _NUMBERS, Tensor
@@ -225,6 +228,7 @@ def _run(steps: list[tuple]) -> None:
     for forward, ctx, args, out, frees in steps:
         data = forward(ctx, *args)
         out.data = data.data if type(data) is Tensor else data
+        data = None  # the register alone holds it: the next step may overwrite it (`_try_into`)
         for reg in frees:
             reg.data = None
 
@@ -461,19 +465,30 @@ def _refuse(phase: str, what: str) -> bool:
 
 # ------------------------------------------------------------------ building
 def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool], seed: Tensor | None) -> Program:
-    """The Program of a recording: registers for its values, steps, and when to free each register."""
+    """The Program of a recording: registers for its values, steps, and when to free each register.
+
+    While building, a step is (Function or None, forward, ctx, args, the registers it writes);
+    the Program's steps are (forward, ctx, args, register, the registers to free after it).
+    """
     p = Program()
     p.backend = out.backend
     regs: dict[Any, Tensor] = {}
+    meta: dict[Tensor, tuple] = {}  # a register -> the shape and dtype it holds
 
     def reg(key: Any) -> Tensor:
         r = regs.get(key)
         if r is None:
             r = regs[key] = Tensor._wrap(None, p.backend)
+            meta[r] = (key.shape, key.dtype) if type(key) is History else (key.data.shape, key.data.dtype)
         return r
 
     def arg(e: Any) -> Any:
         return reg(e) if type(e) is History or (isinstance(e, Tensor) and e in rec.known) else e
+
+    def step(h: History) -> tuple:
+        quiet = Context(True)
+        quiet.needs_input_grad = h.ctx.needs_input_grad
+        return (h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),))
 
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)
@@ -485,87 +500,128 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     infer, train, backward = [], [], []
     opaque_index: dict[History, int] = {}
     for h in rec.forward:
-        quiet = Context(True)
-        quiet.needs_input_grad = h.ctx.needs_input_grad
-        args = tuple(arg(e) for e in h.inputs)
-        infer.append((h.last_fn.forward, quiet, args, reg(h)))
+        infer.append(step(h))
         if h in rec.opaque:
             opaque_index[h] = len(opaque_index)
-            train.append((_opaque_forward(p, h.last_fn, h.ctx.needs_input_grad), None, args, reg(h)))
+            train.append((None, _opaque_forward(p, h.last_fn, h.ctx.needs_input_grad), None, infer[-1][3], (reg(h),)))
         else:
-            train.append((h.last_fn.forward, quiet, args, reg(h)))
+            train.append(infer[-1])
     for entry in rec.backward:
-        if type(entry) is tuple:
+        if type(entry) is tuple:  # ("opaque", node, d)
             _, node, d = entry
             outs = tuple((i, reg(r)) for i, r in rec.opaque[node])
-            backward.append((_opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs), None,
-                             (reg(d.graph_node),),
-                             p.sink, tuple(r for _, r in outs)))
+            call = _opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs)
+            backward.append((None, call, None, (reg(d.graph_node),), tuple(r for _, r in outs)))
         else:
-            quiet = Context(True)
-            quiet.needs_input_grad = entry.ctx.needs_input_grad
-            backward.append((entry.last_fn.forward, quiet, tuple(arg(e) for e in entry.inputs), reg(entry)))
+            backward.append(step(entry))
     if seed is not None:
         p.seed = reg(seed)
     targets = [t for t, w in zip(inputs, wants) if w] + rec.params
     grad_regs = [reg(rec.results[t].graph_node) if t in rec.results else None for t in targets]
     per_target = iter(grad_regs)
     p.grads = tuple(next(per_target) if w else None for w in wants) + tuple(per_target)
+    registers = set(regs.values())
     needed = {r for r in grad_regs if r is not None}
-    backward = _live(backward, needed)
-    made_before = set(_writes(train)) | set(p.inputs)
-    p.saved = tuple(r for r in _reads(backward) if r in made_before)
-    keep = {p.output, *p.saved}
-    p.infer = _with_frees(infer, {p.output})
-    p.train = _with_frees(train, keep)
-    p.backward = _with_frees(backward, needed)
+    backward = _live(backward, needed, registers)
+    made_before = {r for s in train for r in s[4]} | set(p.inputs)
+    p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
+    mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
+    p.infer = _finish(infer, registers, {p.output}, mine, meta, p.sink)
+    p.train = _finish(train, registers, {p.output, *p.saved}, mine, meta, p.sink)
+    p.backward = _finish(backward, registers, needed, mine, meta, p.sink)
     return p
 
 
-def _reads(steps: list[tuple]) -> list[Tensor]:
+def _reads(steps: list[tuple], registers: set[Tensor]) -> list[Tensor]:
     """The registers the steps read, in order of first read (each once)."""
     seen: dict[Tensor, None] = {}
     for step in steps:
-        for a in step[2]:
-            if type(a) is Tensor and a.data is None:
+        for a in step[3]:
+            if type(a) is Tensor and a in registers:
                 seen.setdefault(a)
     return list(seen)
 
 
-def _writes(steps: list[tuple]) -> list[Tensor]:
-    out = []
-    for step in steps:
-        out.append(step[3])
-        out.extend(step[4] if len(step) > 4 else ())
-    return out
-
-
-def _live(steps: list[tuple], needed: set[Tensor]) -> list[tuple]:
+def _live(steps: list[tuple], needed: set[Tensor], registers: set[Tensor]) -> list[tuple]:
     """The steps whose results something needs, walking back from `needed` (dead code dropped)."""
     needed = set(needed)
     kept = []
     for step in reversed(steps):
-        written = step[4] if len(step) > 4 else (step[3],)
-        if not any(w in needed for w in written):
-            continue
-        kept.append(step)
-        needed.update(a for a in step[2] if type(a) is Tensor and a.data is None)
+        if any(w in needed for w in step[4]):
+            kept.append(step)
+            needed.update(a for a in step[3] if type(a) is Tensor and a in registers)
     kept.reverse()
     return kept
 
 
-def _with_frees(steps: list[tuple], keep: set[Tensor]) -> list[tuple]:
-    """Each step as (forward, ctx, args, out, frees): the registers read for the last time there."""
+def _finish(steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+            meta: dict[Tensor, tuple], sink: Tensor) -> list[tuple]:
+    """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
+    and one whose Function has `forward_into` tries it where the registers it would overwrite
+    are among those."""
     last: dict[Tensor, int] = {}
     for k, step in enumerate(steps):
-        for a in step[2]:
-            if type(a) is Tensor and a.data is None:
+        for a in step[3]:
+            if type(a) is Tensor and a in registers:
                 last[a] = k
     frees: list[list[Tensor]] = [[] for _ in steps]
     for r, k in last.items():
         if r not in keep:
             frees[k].append(r)
-    return [(s[0], s[1], s[2], s[3], tuple(f)) for s, f in zip(steps, frees)]
+    out = []
+    for (fn, forward, ctx, args, writes), free in zip(steps, frees):
+        target = writes[0] if fn is not None else sink
+        into = getattr(fn, "forward_into", None)
+        if into is not None and _may_overwrite(fn.overwrites, args, target, free, mine, meta):
+            forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))
+        elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, target, free, mine, meta):
+            forward = _try_into(forward, _swapped(into), (args[1],))
+        out.append((forward, ctx, args, target, tuple(free)))
+    return out
+
+
+def _swapped(into: Any) -> Callable[..., Any]:
+    """`into` of a commutative op with its operands swapped: writes into the second."""
+    return lambda ctx, a, b: into(ctx, b, a)
+
+
+def _may_overwrite(positions: tuple[int, ...], args: tuple, out: Tensor, frees: list[Tensor],
+                   mine: set[Tensor], meta: dict[Tensor, tuple]) -> bool:
+    """Whether each input to overwrite is this program's own register, read for the last time
+    here, not also another argument, and of the result's shape and dtype."""
+    if not positions or out not in meta or math.prod(meta[out][0]) < _OVERWRITE_SIZE:
+        return False
+    for i in positions:
+        a = args[i]
+        if not (type(a) is Tensor and a in mine and any(a is f for f in frees) and meta.get(a) == meta[out]):
+            return False
+        if sum(b is a for b in args) != 1:
+            return False
+    return True
+
+
+_COMMUTATIVE = (F.Add, F.Mul)  # a + b and b + a are the same to the last bit (IEEE), so either may be written
+# Below this many elements a new array costs less than proving an old one may be overwritten.
+_OVERWRITE_SIZE = 1 << 14
+_REFS = 3  # the references to an array its register alone holds, as counted in `into` below
+
+
+def _try_into(forward: Any, into: Any, targets: tuple[Tensor, ...]) -> Callable[..., Any]:
+    """`into` when every target's array is fresh, mutable and held by its register alone, else `forward`."""
+    backend = targets[0].backend
+    count = getattr(sys, "getrefcount", None)
+
+    def step(ctx: Any, *args: Any) -> Any:
+        if count is None or backend.immutable:
+            return forward(ctx, *args)
+        for t in targets:
+            x = t.data
+            if count(x) > _REFS or not backend.owns_fresh_memory(x):
+                return forward(ctx, *args)
+        x = None
+        return into(ctx, *args)
+
+    return step
 
 
 def _opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> Callable[..., Any]:

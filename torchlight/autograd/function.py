@@ -242,6 +242,13 @@ class Function:
     """
 
     saves_output: bool | None = None
+    # Optional, for a compiled program (`torchlight.compile`): `forward_into(ctx, *inputs)` is
+    # `forward` allowed to overwrite the arrays of the inputs at the positions `overwrites`
+    # (and return one of them). A program calls it only where it has proven those arrays are its
+    # own and read by nothing else: the intermediates that die at this op (NumPy's trick of reusing
+    # a temporary whose only reference is the expression, across a whole graph).
+    overwrites: tuple[int, ...] = ()
+    forward_into: Any = None
     _keeps_output = False  # `saves_output` resolved, per class, by __init_subclass__
     # True on a built-in op whose backward reads nothing of its context but
     # `needs_input_grad` (Add's `return g, g`): every such op of a graph shares

@@ -145,6 +145,14 @@ class Add(Function):
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.add)  # the array op; the Tensor operator calls it directly when nothing records
 
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out += b.data
+        return out
+
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:
         return Add.kernel(a.data, b.data)
@@ -158,6 +166,14 @@ class Sub(Function):
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.sub)
 
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out -= b.data
+        return out
+
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:
         return Sub.kernel(a.data, b.data)
@@ -169,6 +185,14 @@ class Sub(Function):
 
 class Mul(Function):
     kernel = staticmethod(operator.mul)
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out *= b.data
+        return out
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:
@@ -185,6 +209,14 @@ class Mul(Function):
 class Div(Function):
     kernel = staticmethod(operator.truediv)
 
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out /= b.data
+        return out
+
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:
         ctx.save_for_backward(b)
@@ -199,6 +231,12 @@ class Div(Function):
 
 class Neg(Function):
     _shares_context = True  # its backward reads no saved value
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any) -> Any:
+        return a.backend.unary_into(a.backend.xp.negative, a.data)
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -427,6 +465,12 @@ class PlainPartial(Function):
 
 
 class Exp(Function):
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any) -> Any:
+        return a.backend.unary_into(a.backend.xp.exp, a.data)
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         return a.backend.xp.exp(a.data)
@@ -547,6 +591,17 @@ class Sigmoid(Function):
 class SigmoidBack(Function):
     """g * y * (1 - y) for y = sigmoid(x)."""
 
+    overwrites = (0, 1)
+
+    @staticmethod
+    def forward_into(ctx: Context, y: Any, g: Any) -> Any:
+        out, y = g.data, y.data  # both arrays are this op's to overwrite: no new array
+        out *= y  # (g y)(1 - y): forward's product in another order, equal to the last bit or so
+        y *= -1.0
+        y += 1.0
+        out *= y
+        return out
+
     @staticmethod
     def forward(ctx: Context, y: Any, g: Any) -> Any:
         ctx.save_for_backward(y, g)
@@ -563,6 +618,12 @@ class SigmoidBack(Function):
 
 
 class Tanh(Function):
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any) -> Any:
+        return a.backend.unary_into(a.backend.xp.tanh, a.data)
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         return a.backend.xp.tanh(a.data)
@@ -574,6 +635,17 @@ class Tanh(Function):
 
 class TanhBack(Function):
     """g * (1 - y**2) for y = tanh(x)."""
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, y: Any, g: Any) -> Any:
+        out = y.data  # y's own array, which nothing else reads: the same steps, no new array
+        out *= out
+        out -= 1.0
+        out *= g.data
+        out *= -1.0
+        return out
 
     @staticmethod
     def forward(ctx: Context, y: Any, g: Any) -> Any:

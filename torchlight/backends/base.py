@@ -168,6 +168,15 @@ class Backend:
         """
         return self.immutable
 
+    def unary_into(self, fn: Any, array: Any) -> Any:
+        """`fn(array)` written into `array` where the library can (NumPy's and CuPy's `out=`).
+
+        Called only on an array that `owns_fresh_memory` and that nothing else
+        reads (a compiled program's dead intermediate); the portable answer
+        makes a new array.
+        """
+        return fn(array)
+
     def masked(self, values: Any, mask: Any) -> Any:
         """`values` times the boolean `mask`: the values where it holds, 0 elsewhere.
 
