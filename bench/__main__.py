@@ -32,7 +32,19 @@ import numpy as np
 from bench import report
 from bench.peers import Env
 from bench.timing import agreement, describe, peak_extra_bytes, round_robin
-from bench.workloads import MICROGRAD, MINTAPE, NUMPY, TL, TL_0D, TL_SCALAR, TORCH, WORKLOADS, Workload
+from bench.workloads import (
+    MICROGRAD,
+    MINTAPE,
+    NUMPY,
+    TL,
+    TL_0D,
+    TL_0D_COMPILED,
+    TL_COMPILED,
+    TL_SCALAR,
+    TORCH,
+    WORKLOADS,
+    Workload,
+)
 
 HERE = Path(__file__).resolve().parent
 INSTALL = {TORCH: "pip install torch==2.13.0 (the CPU build; see bench/requirements.txt)",
@@ -80,6 +92,9 @@ def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
             if name in (TL, TL_0D, TL_SCALAR):
                 from bench.peers import torchlight_peer
                 peers[name] = functools.partial(torchlight_peer.make, scalar_engine=name == TL_SCALAR)
+            elif name in (TL_COMPILED, TL_0D_COMPILED):
+                from bench.peers import compiled_peer
+                peers[name] = compiled_peer.make
             elif name == NUMPY:
                 from bench.peers import numpy_hand
                 peers[name] = numpy_hand.make
@@ -118,11 +133,22 @@ def run_workload(w: Workload, args: argparse.Namespace, env: Env) -> dict[str, A
     timings = round_robin(cases, reps, w.quick_inner if args.quick else w.inner, env.sync)
     for name, why in failed.items():
         timings.setdefault(name, type(next(iter(timings.values())))(error=why))
+    timings = {n: timings[n] for n in w.peers if n in timings}  # the rows in the workload's order
     memory = {}
     if env.backend == "numpy":
         memory = {n: peak_extra_bytes(functools.partial(usable[n], w.key, data, env))
                   for n in w.memory if n in cases}
-    return report.summarize(w, timings, errors, memory)
+    return report.summarize(w, timings, errors, memory, recording_seconds(w.key, env, cases))
+
+
+def recording_seconds(key: str, env: Env, cases: dict[str, Any]) -> dict[str, float]:
+    """The compiled peer's first run (its recording), for each compiled peer that ran."""
+    names = [n for n in (TL_COMPILED, TL_0D_COMPILED) if n in cases]
+    if not names:
+        return {}
+    from bench.peers.compiled_peer import RECORDING
+
+    return {n: RECORDING[(key, env.backend)] for n in names if (key, env.backend) in RECORDING}
 
 
 def blas_info(threads: int) -> str:

@@ -3,8 +3,9 @@
 The benchmark says how long each workload takes; this says what the time
 is made of, for the targets torchlight misses, with the same data:
 
-- W1, per op kind: NumPy's own kernel, the op recorded (forward) and its
-  node's `chain_rule` (backward), in microseconds, and the engine's walk
+- W1, whole, eager and compiled (`tl.compile`'s replays); per op kind:
+  NumPy's own kernel, the op recorded (forward) and its node's
+  `chain_rule` (backward), in microseconds, and the engine's walk
   (sort, dictionaries, accumulation) as the rest of a whole backward.
 - W3: each node's `chain_rule` in the order the engine runs them, the rest
   of the walk (gradient sums, the leaves' `.grad`), the peak extra
@@ -96,14 +97,17 @@ def w1_kinds(number: int = 20_000, repeat: int = 5) -> list[tuple[str, float, fl
     return rows
 
 
-def w1_whole(repeat: int = 200) -> tuple[float, float]:
-    """W1's forward and backward, us per op (minimum over `repeat` runs)."""
+def w1_whole(repeat: int = 200, compiled: bool = False) -> tuple[float, float]:
+    """W1's forward and backward, us per op (minimum over `repeat` runs); `compiled`: replays of
+    `tl.compile(w1_forward)`, recorded before the runs timed."""
     d = w1_data()
     x, w, b = (tl.tensor(d[k], requires_grad=True) for k in "xwb")
+    fn = tl.compile(w1_forward) if compiled else w1_forward
+    fn(x, w, b).backward()
     forward, backward = float("inf"), float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        loss = w1_forward(x, w, b)
+        loss = fn(x, w, b)
         middle = time.perf_counter()
         loss.backward()
         forward = min(forward, middle - start)
@@ -237,6 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     if "W1" in only:
         forward, backward = w1_whole()
         print(f"W1, us per op (minimum): forward {forward:.2f}, backward {backward:.2f}")
+        forward_c, backward_c = w1_whole(compiled=True)
+        print(f"  compiled (tl.compile, replays): forward {forward_c:.2f}, backward {backward_c:.2f}")
         print("  kind       NumPy kernel   forward (recorded)   backward (chain_rule)")
         rows = w1_kinds()
         for kind, numpy_us, forward_us, backward_us in rows:

@@ -23,6 +23,9 @@ import numpy as np
 TL = "torchlight"
 TL_SCALAR = "torchlight.scalar"
 TL_0D = "torchlight 0-d"
+#: torchlight's own losses through `tl.compile`, recorded once per process (bench/peers/compiled_peer.py)
+TL_COMPILED = "torchlight compiled"
+TL_0D_COMPILED = "torchlight 0-d compiled"
 TORCH = "pytorch"
 NUMPY = "numpy-by-hand"
 MICROGRAD = "micrograd"
@@ -163,25 +166,34 @@ class Workload:
 
 WORKLOADS: dict[str, Workload] = {w.key: w for w in (
     Workload("W1", "op overhead: 100 elementwise ops on (16,), float64, sum, backward", "us/op",
-             1e6 / W1_OPS, w1_data, (TL, TORCH, NUMPY, MINTAPE), reps=40, quick_reps=10, inner=20, quick_inner=10,
-             targets=(Target(TL, TORCH, 0.5), Target(TL, NUMPY, 2.0)),
-             ratios=((TL, TORCH), (TL, NUMPY), (MINTAPE, TORCH), (MINTAPE, NUMPY)), gpu=True),
+             1e6 / W1_OPS, w1_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE), reps=40, quick_reps=10, inner=20,
+             quick_inner=10,
+             targets=(Target(TL, TORCH, 0.5), Target(TL, NUMPY, 2.0),
+                      Target(TL_COMPILED, TORCH, 0.5), Target(TL_COMPILED, NUMPY, 2.0)),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, TORCH),
+                     (MINTAPE, NUMPY)), gpu=True),
     Workload("W2", "MLP step 784-512-512-10, ReLU, batch 256, float32, cross-entropy, SGD", "ms/step",
-             1e3, w2_data, (TL, TORCH, NUMPY), reps=40, quick_reps=8, inner=4, quick_inner=2,
-             targets=(Target(TL, NUMPY, 1.05),), ratios=((TL, TORCH), (TL, NUMPY)), gpu=True, tolerance=2e-4),
+             1e3, w2_data, (TL, TL_COMPILED, TORCH, NUMPY), reps=40, quick_reps=8, inner=4, quick_inner=2,
+             targets=(Target(TL, NUMPY, 1.05), Target(TL_COMPILED, NUMPY, 1.05)),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY)), gpu=True,
+             tolerance=2e-4),
     Workload("W3", "big elementwise: 4M float32, (tanh(x*w)*sigmoid(x)+exp(-x*x)).sum()", "ms",
-             1e3, w3_data, (TL, TORCH, NUMPY, MINTAPE), reps=20, quick_reps=3,
-             targets=(Target(TL, NUMPY, 1.0), Target(TL, NUMPY, 1.0, memory=True)),
-             ratios=((TL, TORCH), (TL, NUMPY), (MINTAPE, NUMPY)), memory=(TL, NUMPY, MINTAPE), gpu=True,
-             tolerance=1e-5),
+             1e3, w3_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE), reps=20, quick_reps=3,
+             targets=(Target(TL, NUMPY, 1.0), Target(TL, NUMPY, 1.0, memory=True),
+                      Target(TL_COMPILED, NUMPY, 1.0), Target(TL_COMPILED, NUMPY, 1.0, memory=True)),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, NUMPY)),
+             memory=(TL, TL_COMPILED, NUMPY, MINTAPE), gpu=True, tolerance=1e-5),
     Workload("W4", "scalar engine: MLP 2-16-16-1, tanh, 64 samples, squared loss", "ms",
              1e3, w4_data, (TL_SCALAR, MICROGRAD, NUMPY), reps=15, quick_reps=3,
              targets=(Target(TL_SCALAR, MICROGRAD, 0.4),), ratios=((TL_SCALAR, MICROGRAD), (TL_SCALAR, NUMPY))),
     Workload("W5", "deep graph: a chain of 100,000 additions, backward", "s",
-             1.0, w5_data, (TL_SCALAR, TL_0D, TORCH, NUMPY, MICROGRAD, MINTAPE), reps=7, quick_reps=2,
-             targets=(Target(TL_SCALAR, TORCH, 0.4), Target(TL_0D, TORCH, 0.4)),
-             ratios=((TL_SCALAR, TORCH), (TL_0D, TORCH), (MINTAPE, TORCH))),
+             1.0, w5_data, (TL_SCALAR, TL_0D, TL_0D_COMPILED, TORCH, NUMPY, MICROGRAD, MINTAPE), reps=7,
+             quick_reps=2,
+             targets=(Target(TL_SCALAR, TORCH, 0.4), Target(TL_0D, TORCH, 0.4), Target(TL_0D_COMPILED, TORCH, 0.4)),
+             ratios=((TL_SCALAR, TORCH), (TL_0D, TORCH), (TL_0D_COMPILED, TORCH), (MINTAPE, TORCH))),
     Workload("W6", "batched matmul: (32,128,128) @ (32,128,128) ten times, sum, backward", "ms",
-             1e3, w6_data, (TL, TORCH, NUMPY), reps=25, quick_reps=4,
-             targets=(Target(TL, NUMPY, 1.05),), ratios=((TL, TORCH), (TL, NUMPY)), gpu=True, tolerance=1e-9),
+             1e3, w6_data, (TL, TL_COMPILED, TORCH, NUMPY), reps=25, quick_reps=4,
+             targets=(Target(TL, NUMPY, 1.05), Target(TL_COMPILED, NUMPY, 1.05)),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY)), gpu=True,
+             tolerance=1e-9),
 )}

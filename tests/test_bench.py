@@ -1,8 +1,9 @@
-"""The benchmark stays runnable: torchlight and the minimal tape agree with the hand-written gradients.
+"""The benchmark stays runnable: torchlight (eager and compiled) and the minimal tape agree with the
+hand-written gradients.
 
 PyTorch and micrograd are not test dependencies, so only torchlight, the
 minimal tape and the NumPy-by-hand reference run here, on the cheap
-workloads (about 1.5 s).
+workloads (about 3 s).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import numpy as np
 import pytest
 
 from bench import report
-from bench.peers import Env, minimal_tape, numpy_hand, torchlight_peer
-from bench.timing import Timing, agreement, round_robin
-from bench.workloads import MINTAPE, NUMPY, TL, TORCH, WORKLOADS
+from bench.peers import Env, compiled_peer, minimal_tape, numpy_hand, torchlight_peer
+from bench.timing import Timing, agreement, peak_extra_bytes, round_robin
+from bench.workloads import MINTAPE, NUMPY, TL, TL_0D, TL_0D_COMPILED, TL_COMPILED, TORCH, WORKLOADS
 
 
 @pytest.mark.parametrize("key,scalar_engine", [("W1", False), ("W2", False), ("W4", True), ("W6", False)])
@@ -25,6 +26,50 @@ def test_torchlight_matches_hand_written_gradients(key: str, scalar_engine: bool
     got = torchlight_peer.make(key, data, env, scalar_engine=scalar_engine).grads()
     assert sorted(got) == sorted(reference)
     assert agreement(reference, got) <= w.tolerance
+
+
+#: W2's loss gives CrossEntropy its labels as an index array, which tl.compile refuses (CompileError) at
+#: 156d1af; not strict, so that it passes once compile takes it (then drop the mark)
+_W2_REFUSED = pytest.mark.xfail(strict=False, reason="cross_entropy passes the labels' array to CrossEntropy")
+
+
+def _small_w6_data() -> dict[str, np.ndarray]:
+    """W6's chain on (4, 16, 16) matrices instead of (32, 128, 128)."""
+    rng = np.random.default_rng(6)
+    return {"a": rng.standard_normal((4, 16, 16)), "b": rng.standard_normal((4, 16, 16)) / 4.0}
+
+
+@pytest.mark.parametrize("key,data", [("W1", None), pytest.param("W2", None, marks=_W2_REFUSED),
+                                      ("W6", _small_w6_data)])
+def test_compiled_torchlight_matches_hand_written_gradients(key: str, data) -> None:
+    """The compiled losses replay right (W6 on small matrices: the program does not care, the test's time does)."""
+    w = WORKLOADS[key]
+    data = (data or w.data)()
+    env = Env(xp=np)
+    reference = numpy_hand.make(key, data, env).grads()
+    case = compiled_peer.make(key, data, env)
+    got = case.grads()
+    assert sorted(got) == sorted(reference)
+    assert agreement(reference, got) <= w.tolerance
+    assert agreement(reference, case.grads()) <= w.tolerance  # a replay does not accumulate either
+
+
+def test_the_compiled_loss_is_recorded_once_and_its_first_run_timed_apart() -> None:
+    """Every case of a workload replays one recorded program: later cases neither record nor time again."""
+    data = _small_w3_data()
+    env = Env(xp=np)
+    first = compiled_peer.make("W3", data, env)
+    fn = compiled_peer.compiled("W3", "numpy")
+    recorded = compiled_peer.RECORDING[("W3", "numpy")]
+    assert recorded > 0 and len(fn.programs) == 1
+    for _ in range(3):
+        compiled_peer.make("W3", data, env).run()
+    first.run()
+    assert compiled_peer.compiled("W3", "numpy") is fn and len(fn.programs) == 1
+    assert compiled_peer.RECORDING[("W3", "numpy")] == recorded
+    assert agreement(numpy_hand.make("W3", data, env).grads(), first.grads()) <= WORKLOADS["W3"].tolerance
+    assert peak_extra_bytes(lambda: compiled_peer.make("W3", data, env)) > 0
+    assert len(fn.programs) == 1
 
 
 def _small_w3_data() -> dict[str, np.ndarray]:
@@ -69,13 +114,31 @@ def test_agreement_sees_a_wrong_gradient() -> None:
 
 def test_ratios_are_taken_round_by_round_and_targets_judged() -> None:
     w = WORKLOADS["W6"]
-    timings = {"torchlight": Timing([2.0, 6.0, 3.0]), "pytorch": Timing([1.0, 2.0, 3.0]),
-               "numpy-by-hand": Timing([2.0, 5.0, 3.0])}
+    timings = {"torchlight": Timing([2.0, 6.0, 3.0]), "torchlight compiled": Timing([2.0, 6.0, 4.0]),
+               "pytorch": Timing([1.0, 2.0, 3.0]), "numpy-by-hand": Timing([2.0, 5.0, 3.0])}
     s = report.summarize(w, timings, {}, {})
     assert s["ratios"]["torchlight/pytorch"] == {"median": 2.0, "min": 1.0, "max": 3.0}
     assert s["ratios"]["torchlight/numpy-by-hand"]["median"] == pytest.approx(1.0)
-    assert [t["met"] for t in s["targets"]] == [True]
+    assert s["ratios"]["torchlight compiled/numpy-by-hand"]["median"] == pytest.approx(1.2)
+    assert [(t["what"], t["met"]) for t in s["targets"]] == [("time torchlight/numpy-by-hand", True),
+                                                             ("time torchlight compiled/numpy-by-hand", False)]
     assert "W6" in report.markdown({"command": "python -m bench"}, [s])
+
+
+def test_eager_and_compiled_rows_are_told_apart_and_the_recording_shown() -> None:
+    """The tables say which torchlight is eager; the compiled row's recording is shown beside its replays."""
+    w = WORKLOADS["W5"]
+    timings = {TL_0D: Timing([1.0, 1.0]), TL_0D_COMPILED: Timing([0.25, 0.5]), TORCH: Timing([1.0, 1.0])}
+    s = report.summarize(w, timings, {}, {}, recording={TL_0D_COMPILED: 3.25})
+    assert s["frameworks"][TL_0D_COMPILED]["recording_ms"] == pytest.approx(3250.0)
+    assert "recording_ms" not in s["frameworks"][TL_0D]
+    text = report.text_table(s)
+    assert "torchlight 0-d eager/pytorch = 1.00x" in text and f"{TL_0D_COMPILED}/pytorch = 0.38x" in text
+    assert f"MET  time {TL_0D_COMPILED}/pytorch = 0.38x" in text and "3250 ms" in text
+    row = next(line for line in report.markdown({"command": "python -m bench"}, [s]).splitlines()
+               if line.startswith("| W5 "))
+    assert "torchlight 0-d eager: 1<br>" in row and f"{TL_0D_COMPILED}: 0.375 (recording: 3250 ms)" in row
+    assert TL_COMPILED.startswith(TL) and report.label(TL) == "torchlight eager"
 
 
 def test_the_minimal_tape_is_reported_beside_the_others_without_a_target() -> None:
@@ -103,7 +166,8 @@ def test_round_robin_records_a_failing_case() -> None:
 
 
 @pytest.mark.parametrize("name", ["bench.workloads", "bench.timing", "bench.report", "bench.peers.numpy_hand",
-                                  "bench.peers.torchlight_peer", "bench.peers.minimal_tape",
+                                  "bench.peers.torchlight_peer", "bench.peers.compiled_peer",
+                                  "bench.peers.minimal_tape",
                                   "bench.peers.scalar_mlp", "bench.profile"])
 def test_docstring_examples(name):
     """The bench's docstring examples run (the peers that need torch or micrograd aside)."""

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,27 +33,30 @@ def _case(d: dict, names: str, env: Env, loss: Any) -> Case:
     return backward_case(dict(zip(names, _leaves(d, names, env))), loss, lambda g: g.numpy())
 
 
-def w2(d: dict, env: Env) -> Case:
+def w2_loss(X: tl.Tensor, y: tl.Tensor, W1: tl.Tensor, b1: tl.Tensor, W2: tl.Tensor, b2: tl.Tensor,
+            W3: tl.Tensor, b3: tl.Tensor) -> tl.Tensor:
+    """W2's loss: two ReLU layers and a linear one, softmax cross-entropy against the labels `y`."""
+    linear = tl.nn.functional.linear
+    h1 = linear(X, W1, b1).relu()
+    h2 = linear(h1, W2, b2).relu()
+    return tl.nn.functional.cross_entropy(linear(h2, W3, b3), y)
+
+
+def w2(d: dict, env: Env, loss: Callable[..., tl.Tensor] = w2_loss) -> Case:
+    """The SGD step around `loss(X, y, *params)` (`w2_loss`, or that compiled)."""
     names = ("W1", "b1", "W2", "b2", "W3", "b3")
     X = tl.tensor(env.xp.asarray(d["X"]), backend=env.backend)
     y = tl.tensor(env.xp.asarray(d["y"]), backend=env.backend)
-
-    def loss(W1: Any, b1: Any, W2: Any, b2: Any, W3: Any, b3: Any) -> tl.Tensor:
-        linear = tl.nn.functional.linear
-        h1 = linear(X, W1, b1).relu()
-        h2 = linear(h1, W2, b2).relu()
-        return tl.nn.functional.cross_entropy(linear(h2, W3, b3), y)
-
     params = _leaves({k: d[k].copy() for k in names}, names, env)
 
     def step() -> None:
         for p in params:
             p.grad = None
-        loss(*params).backward()
+        loss(X, y, *params).backward()
         for p in params:
             p.data -= W2_LR * p.grad.data
 
-    return Case(step, _case(d, names, env, loss).grads)
+    return Case(step, _case(d, names, env, functools.partial(loss, X, y)).grads)
 
 
 def w4(d: dict, env: Env) -> Case:
@@ -75,11 +80,19 @@ def w5_scalar(d: dict, env: Env) -> Case:
 
 #: workloads that are one loss and its backward: (leaf names, loss)
 _BACKWARD_ONLY = {"W1": ("xwb", w1_forward), "W3": ("xw", w3_loss), "W5": ("x", w5_chain), "W6": ("ab", w6_loss)}
+#: the loss of each workload on Tensors, as `make` runs it (W5: on 0-d tensors)
+LOSSES: dict[str, Callable[..., tl.Tensor]] = {"W2": w2_loss, **{k: v[1] for k, v in _BACKWARD_ONLY.items()}}
 
 
-def make(key: str, data: dict, env: Env, scalar_engine: bool = False) -> Case:
-    """The torchlight case of workload `key` (W5: Values or 0-d tensors)."""
+def make(key: str, data: dict, env: Env, scalar_engine: bool = False,
+         loss: Callable[..., tl.Tensor] | None = None) -> Case:
+    """The torchlight case of workload `key` (W5: Values or 0-d tensors).
+
+    `loss` replaces `LOSSES[key]` (a compiled form of it, as bench.peers.compiled_peer gives).
+    """
     if key in _BACKWARD_ONLY and not (key == "W5" and scalar_engine):
-        names, loss = _BACKWARD_ONLY[key]
-        return _case(data, names, env, loss)
-    return {"W2": w2, "W4": w4, "W5": w5_scalar}[key](data, env)
+        names, eager = _BACKWARD_ONLY[key]
+        return _case(data, names, env, loss or eager)
+    if key == "W2":
+        return w2(data, env, loss or w2_loss)
+    return {"W4": w4, "W5": w5_scalar}[key](data, env)

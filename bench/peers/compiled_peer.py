@@ -1,0 +1,57 @@
+"""torchlight compiled: the eager peer's losses, each through `tl.compile`, recorded once per process.
+
+The loss of each workload is the very function the eager torchlight peer
+runs (`torchlight_peer.LOSSES`: for W2 the whole loss, cross-entropy
+included, with the SGD update outside it, as in the eager step). It is
+compiled once per workload and backend and kept here, so that every case
+made later, for the agreement check, the timing rounds and the memory run,
+replays the recorded program instead of recording again. The first run of
+the first case made is the recording (its graph and backward traced, then
+replayed once): it is timed alone, into `RECORDING`, since a user pays it
+once per process, and the report shows it beside the replays.
+
+Example:
+    >>> from bench.peers import Env
+    >>> from bench.peers.compiled_peer import RECORDING, make
+    >>> from bench.workloads import w1_data
+    >>> sorted(make("W1", w1_data(), Env()).grads())
+    ['b', 'w', 'x']
+    >>> RECORDING[("W1", "numpy")] > 0
+    True
+"""
+
+from __future__ import annotations
+
+import time
+
+import torchlight as tl
+from bench.peers import Case, Env, torchlight_peer
+from torchlight.compiler import Compiled
+
+_COMPILED: dict[tuple[str, str], Compiled] = {}
+#: (workload, backend) -> seconds of the first run: recording, then one replay
+RECORDING: dict[tuple[str, str], float] = {}
+
+
+def compiled(key: str, backend: str) -> Compiled:
+    """`tl.compile` of workload `key`'s loss: made on the first request, the same object after."""
+    fn = _COMPILED.get((key, backend))
+    if fn is None:
+        fn = _COMPILED[(key, backend)] = tl.compile(torchlight_peer.LOSSES[key])
+    return fn
+
+
+def make(key: str, data: dict, env: Env) -> Case:
+    """The compiled torchlight case of workload `key` (W5 on 0-d tensors; no W4: Values are not Tensors).
+
+    The first case made for `key` and `env.backend` runs once here, timed
+    into `RECORDING` (a CompileError, if the loss cannot be compiled, is
+    raised from here).
+    """
+    case = torchlight_peer.make(key, data, env, loss=compiled(key, env.backend))
+    if (key, env.backend) not in RECORDING:
+        start = time.perf_counter()
+        case.run()
+        env.sync()
+        RECORDING[(key, env.backend)] = time.perf_counter() - start
+    return case
