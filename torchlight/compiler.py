@@ -467,7 +467,8 @@ def _refuse(phase: str, what: str) -> bool:
 def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool], seed: Tensor | None) -> Program:
     """The Program of a recording: registers for its values, steps, and when to free each register.
 
-    While building, a step is (Function or None, forward, ctx, args, the registers it writes);
+    While building, a step is (Function or None, forward, ctx, args, the registers it writes,
+    the register its result goes to);
     the Program's steps are (forward, ctx, args, register, the registers to free after it).
     """
     p = Program()
@@ -488,7 +489,7 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     def step(h: History) -> tuple:
         quiet = Context(True)
         quiet.needs_input_grad = h.ctx.needs_input_grad
-        return (h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),))
+        return (h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
 
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)
@@ -503,7 +504,8 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
         infer.append(step(h))
         if h in rec.opaque:
             opaque_index[h] = len(opaque_index)
-            train.append((None, _opaque_forward(p, h.last_fn, h.ctx.needs_input_grad), None, infer[-1][3], (reg(h),)))
+            call = _opaque_forward(p, h.last_fn, h.ctx.needs_input_grad)
+            train.append((None, call, None, infer[-1][3], (reg(h),), reg(h)))
         else:
             train.append(infer[-1])
     for entry in rec.backward:
@@ -511,7 +513,7 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
             _, node, d = entry
             outs = tuple((i, reg(r)) for i, r in rec.opaque[node])
             call = _opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs)
-            backward.append((None, call, None, (reg(d.graph_node),), tuple(r for _, r in outs)))
+            backward.append((None, call, None, (reg(d.graph_node),), tuple(r for _, r in outs), p.sink))
         else:
             backward.append(step(entry))
     if seed is not None:
@@ -526,9 +528,9 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     made_before = {r for s in train for r in s[4]} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
     mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
-    p.infer = _finish(infer, registers, {p.output}, mine, meta, p.sink)
-    p.train = _finish(train, registers, {p.output, *p.saved}, mine, meta, p.sink)
-    p.backward = _finish(backward, registers, needed, mine, meta, p.sink)
+    p.infer = _finish(infer, registers, {p.output}, mine, meta)
+    p.train = _finish(train, registers, {p.output, *p.saved}, mine, meta)
+    p.backward = _finish(backward, registers, needed, mine, meta)
     return p
 
 
@@ -555,7 +557,7 @@ def _live(steps: list[tuple], needed: set[Tensor], registers: set[Tensor]) -> li
 
 
 def _finish(steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
-            meta: dict[Tensor, tuple], sink: Tensor) -> list[tuple]:
+            meta: dict[Tensor, tuple]) -> list[tuple]:
     """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
     and one whose Function has `forward_into` tries it where the registers it would overwrite
     are among those."""
@@ -569,8 +571,7 @@ def _finish(steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine:
         if r not in keep:
             frees[k].append(r)
     out = []
-    for (fn, forward, ctx, args, writes), free in zip(steps, frees):
-        target = writes[0] if fn is not None else sink
+    for (fn, forward, ctx, args, _, target), free in zip(steps, frees):
         into = getattr(fn, "forward_into", None)
         if into is not None and _may_overwrite(fn.overwrites, args, target, free, mine, meta):
             forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))

@@ -986,17 +986,22 @@ def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
 class CrossEntropy(Function):
     """Softmax cross-entropy of class labels along `axis`: logsumexp(z) - z[label], reduced.
 
-    `index` holds the labels with a size-1 `axis` (as `take_along_axis`
-    wants them); `reduction` is "none", "sum" or "mean". One node instead
+    `labels` is the integer Tensor of the labels (the scores' shape without
+    `axis`); `reduction` is "none", "sum" or "mean". One node instead
     of log_softmax, a gather, a negation and a reduction, and one backward
     formula, (softmax(z) - one_hot(label)) * g (g / N for the mean). The
     forward keeps the softmax it computes on the way; with `create_graph`
     the backward makes it again with `Softmax`, so that it is differentiable.
+
+    `cross_entropy` takes this path only when every label is in [0, C) and
+    none equals `ignore_index`; the forward checks it again (where the library
+    is not lazy) because a compiled program replays this node with new labels.
     """
 
     @staticmethod
-    def forward(ctx: Context, z: Any, index: Any, axis: int, reduction: str) -> Any:
+    def forward(ctx: Context, z: Any, labels: Any, axis: int, reduction: str, ignore_index: int = -100) -> Any:
         xp = z.backend.xp
+        index = _label_index(labels, axis, z.shape[axis], ignore_index)
         shifted = z.data - xp.max(z.data, axis=axis, keepdims=True)
         e = xp.exp(shifted)
         total = xp.sum(e, axis=axis, keepdims=True)
@@ -1013,7 +1018,25 @@ class CrossEntropy(Function):
             g = g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
         elif scale != 1.0:
             g = g * scale
-        return (p - one_hot(index, z.shape[axis], axis, z)) * g, None, None, None
+        return (p - one_hot(index, z.shape[axis], axis, z)) * g, None, None, None, None
+
+
+def _label_index(labels: Any, axis: int, classes: int, ignore_index: int) -> Any:
+    """The labels as `take_along_axis` wants them (int64, a size-1 `axis`), each checked to be a class."""
+    xp, data = labels.backend.xp, labels.data
+    if not labels.backend.lazy and math.prod(data.shape):
+        info = xp.iinfo(data.dtype)
+        bad = data < 0
+        if classes <= info.max:  # (a label of uint8 is below 300 classes, and 300 no uint8 to compare with)
+            bad = bad | (data >= classes)
+        if info.min <= ignore_index <= info.max:
+            bad = bad | (data == ignore_index)
+        if bool(xp.any(bad)):
+            raise ValueError(f"cross_entropy: a label outside [0, {classes - 1}] or equal to ignore_index="
+                             f"{ignore_index} reached the path for labels that are all classes (a compiled "
+                             f"function takes the path of its first call: call it without compile)")
+    index = xp.expand_dims(data, axis=axis)
+    return index if index.dtype == xp.int64 else xp.astype(index, xp.int64)
 
 
 class BinaryCrossEntropyLog(Function):

@@ -43,6 +43,7 @@ class Backend:
     multi_device = False
     #: arrays cannot be written in place (JAX): the engine never needs to
     immutable = False
+    lazy = False  # True where a value is only computed on demand (Dask): forwards never force it
 
     def __init__(self, name: str, xp: Any, device: Any = None) -> None:
         self.name = name

@@ -226,6 +226,8 @@ class DaskBackend(ArrayAPIBackend):
     """Dask arrays: lazy, so nothing here computes them, and a result's
     shape must be known without computing (see `take_key`)."""
 
+    lazy = True
+
     def take_key(self, array: Any, key: Any) -> Any:
         indexing.check_kinds(self.xp, key)
         if any(isinstance(k, bool) for k in (key if isinstance(key, tuple) else (key,))):

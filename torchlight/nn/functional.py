@@ -337,7 +337,7 @@ def cross_entropy(logits: Tensor, target: Any, weight: Tensor | None = None, ign
     labels = _class_targets(logits, target, ignore_index, reduction, op)
     weight = _class_weight(weight, logits, op)
     if weight is None and labels.ignored is None and not label_smoothing:
-        return fn.CrossEntropy.apply(logits, labels.index, labels.axis, reduction)
+        return fn.CrossEntropy.apply(logits, target, labels.axis, reduction, ignore_index)
     return _weighted_nll(logits.log_softmax(labels.axis), labels, weight, reduction, float(label_smoothing))
 
 
