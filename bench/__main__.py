@@ -1,7 +1,10 @@
 """`python -m bench`: time torchlight against PyTorch, NumPy by hand and micrograd.
 
 Also timed: the minimal tape (bench/peers/minimal_tape.py), the floor of a
-Python tape's bookkeeping, so that a target can be read against it.
+Python tape's bookkeeping, so that a target can be read against it; and
+torchlight compiled (bench/peers/compiled_peer.py), the eager peer's losses
+through `tl.compile`, whose rounds time replays and whose recording (its
+first run) is reported apart.
 
 Usage (the OpenBLAS variables some machines set slow NumPy down; unset them
 for the benchmark only):
