@@ -28,19 +28,13 @@ def test_torchlight_matches_hand_written_gradients(key: str, scalar_engine: bool
     assert agreement(reference, got) <= w.tolerance
 
 
-#: W2's loss gives CrossEntropy its labels as an index array, which tl.compile refuses (CompileError) at
-#: 156d1af; not strict, so that it passes once compile takes it (then drop the mark)
-_W2_REFUSED = pytest.mark.xfail(strict=False, reason="cross_entropy passes the labels' array to CrossEntropy")
-
-
 def _small_w6_data() -> dict[str, np.ndarray]:
     """W6's chain on (4, 16, 16) matrices instead of (32, 128, 128)."""
     rng = np.random.default_rng(6)
     return {"a": rng.standard_normal((4, 16, 16)), "b": rng.standard_normal((4, 16, 16)) / 4.0}
 
 
-@pytest.mark.parametrize("key,data", [("W1", None), pytest.param("W2", None, marks=_W2_REFUSED),
-                                      ("W6", _small_w6_data)])
+@pytest.mark.parametrize("key,data", [("W1", None), ("W2", None), ("W6", _small_w6_data)])
 def test_compiled_torchlight_matches_hand_written_gradients(key: str, data) -> None:
     """The compiled losses replay right (W6 on small matrices: the program does not care, the test's time does)."""
     w = WORKLOADS[key]
