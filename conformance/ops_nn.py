@@ -339,7 +339,7 @@ add("embedding", lambda w, indices: nnF.embedding(_ints(indices, w), w), lambda 
 add("dropout", lambda x, p, seed: nnF.dropout(x, p, True, np.random.default_rng(seed)), ref_dropout,
     (Case("half", ((4, 5),), kwargs={"p": 0.5, "seed": 3}), Case("light", ((20,),), kwargs={"p": 0.1, "seed": 4}),
      Case("bad_p", ((3,),), kwargs={"p": 1.5, "seed": 0}, raises=ValueError, match="p must be in [0, 1]")),
-    ("Mul",), skips={})
+    ("Dropout",), skips={})
 
 
 # ------------------------------------------------- Fold (backward-only Function)

@@ -55,6 +55,7 @@ from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import _feeding, topological_sort
 from torchlight.autograd.function import Context, Function, History
+from torchlight.nn.module import Module
 from torchlight.tensor import _NUMBERS, Tensor
 
 __all__ = ["CompileError", "Compiled", "compile"]
@@ -94,22 +95,29 @@ class Compiled:
 
     def __init__(self, fn: Callable[..., Tensor]) -> None:
         self.fn = fn
-        self.programs: dict[Any, Program] = {}
-        functools.update_wrapper(self, fn)
+        # per signature, the programs recorded (more than one when the tensors from outside or
+        # the Modules' training modes differed: a model switched between train() and eval())
+        self.programs: dict[Any, list[Program]] = {}
+        functools.update_wrapper(self, fn, updated=())  # (a Module's attributes are not the wrapper's)
 
     def __call__(self, *args: Any) -> Tensor:
         key, tensors = _signature(args)
-        program = self.programs.get(key)
-        if program is None or not program.current():
-            program = self.programs[key] = _record(self.fn, args)
+        programs = self.programs.get(key)
+        if programs is not None:
+            for program in programs:
+                if program.current():
+                    return program(tensors)
+        program = _record(self.fn, args)
+        self.programs.setdefault(key, []).append(program)
         return program(tensors)
 
     def __repr__(self) -> str:
         return f"compile({getattr(self.fn, '__name__', self.fn)!r}, {len(self.programs)} program(s))"
 
 
-def _outside_signature(tensors: list[Tensor]) -> tuple:
-    return tuple((t.data.shape, t.data.dtype, t.requires_grad) for t in tensors)
+def _outside_signature(tensors: list[Tensor], modules: list[Module]) -> tuple:
+    return (tuple((t.data.shape, t.data.dtype, t.requires_grad) for t in tensors),
+            tuple(m.training for m in modules))
 
 
 def _signature(args: tuple) -> tuple[Any, list[Tensor]]:
@@ -159,7 +167,8 @@ class Program:
         self.inputs: list[Tensor] = []      # the registers of fn's Tensor arguments
         self.params: list[Tensor] = []      # closure tensors that require grad: gradients go to them too
         self.outside: list[Tensor] = []     # every tensor from outside fn that an op reads
-        self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad when recorded
+        self.modules: list[Module] = []    # the Modules fn called
+        self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad, the modes, when recorded
         self.backend: Any = None
         self.infer: list[tuple] = []        # forward steps for a call that needs no gradient
         self.train: list[tuple] = []        # forward steps that keep opaque nodes' contexts
@@ -173,8 +182,9 @@ class Program:
         self.sink: Tensor | None = None     # where a step that writes its own registers puts its None
 
     def current(self) -> bool:
-        """Whether the tensors from outside fn still have the shapes, dtypes and requires_grad recorded."""
-        return _outside_signature(self.outside) == self.outside_signature
+        """Whether the tensors from outside fn still have the shapes, dtypes and requires_grad recorded,
+        and the Modules it called their training modes (`model.eval()` makes a new program)."""
+        return _outside_signature(self.outside, self.modules) == self.outside_signature
 
     def __call__(self, tensors: list[Tensor]) -> Tensor:
         if self.wants_grad or any(t.requires_grad for t in tensors):
@@ -245,6 +255,8 @@ class _Watch:
     def __init__(self) -> None:
         self.born: dict[int, Any] = {}  # id -> weak reference (a WeakSet would compare Tensors with ==)
         self.traced: set[int] = set()   # ids of the recording's own argument tensors
+        self.thread = threading.get_ident()  # the recording thread: other threads' tensors are not watched
+        self.modules: dict[Module, None] = {}  # the Modules called: a program is for their training modes
 
     def is_born(self, t: Tensor) -> bool:
         ref = self.born.get(id(t))
@@ -254,18 +266,27 @@ class _Watch:
     def patched(self) -> Iterator[None]:
         """Tensor's constructors and conversions, watched (and restored after)."""
         originals = {name: Tensor.__dict__[name] for name in ("_wrap", "__init__", *_CONVERSIONS)}
-        wrap, init, born = originals["_wrap"].__func__, originals["__init__"], self.born
+        call, modules = Module.__dict__["__call__"], self.modules
+        wrap, init, born, thread = originals["_wrap"].__func__, originals["__init__"], self.born, self.thread
 
         def watched_wrap(cls: type, out: Any, backend: Any) -> Tensor:
             t = wrap(cls, out, backend)
-            born[id(t)] = weakref.ref(t)
+            if threading.get_ident() == thread:
+                born[id(t)] = weakref.ref(t)
             return t
 
         def watched_init(t: Tensor, *args: Any, **kwargs: Any) -> None:
             init(t, *args, **kwargs)
-            born[id(t)] = weakref.ref(t)
+            if threading.get_ident() == thread:
+                born[id(t)] = weakref.ref(t)
+
+        def watched_call(module: Module, *args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() == thread:
+                modules[module] = None
+            return call(module, *args, **kwargs)
 
         Tensor._wrap = classmethod(watched_wrap)
+        Module.__call__ = watched_call
         Tensor.__init__ = watched_init
         for name in _CONVERSIONS:
             setattr(Tensor, name, self._refusing(name, originals[name]))
@@ -274,13 +295,15 @@ class _Watch:
         finally:
             for name, value in originals.items():
                 setattr(Tensor, name, value)
+            Module.__call__ = call
 
     def _refusing(self, name: str, original: Any) -> Any:
         watch = self
 
         @functools.wraps(original)
         def refusing(t: Tensor, *args: Any, **kwargs: Any) -> Any:
-            if id(t) in watch.traced or (watch.is_born(t) and not _is_number_constant(t)):
+            if threading.get_ident() == watch.thread and (
+                    id(t) in watch.traced or (watch.is_born(t) and not _is_number_constant(t))):
                 raise CompileError(
                     f"compile: fn converts a traced tensor to a Python value (Tensor.{name}): a replay "
                     f"would reuse the value of the first call. Keep that computation in tensor ops, or "
@@ -494,7 +517,8 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)
     p.outside = list(rec.outside)
-    p.outside_signature = _outside_signature(p.outside)
+    p.modules = list(rec.watch.modules)
+    p.outside_signature = _outside_signature(p.outside, p.modules)
     p.wants_grad = bool(rec.params)
     p.output = reg(out.graph_node)
     p.sink = Tensor._wrap(None, p.backend)
@@ -650,7 +674,7 @@ def _opaque_backward(p: Program, name: str, index: int, outs: tuple) -> Callable
 
     def backward(_: Any, d: Tensor) -> None:
         node = p.opaque[index]
-        for inp, g in node.chain_rule(Tensor._wrap(d.data, p.backend), retain_graph=False):
+        for inp, g in node.chain_rule(Tensor._wrap(d.data, p.backend), grad_mode._state.retain_graph):
             reg = wanted.get(next(i for i, e in enumerate(node.inputs) if e is inp))
             if reg is not None:
                 reg.data = g.data

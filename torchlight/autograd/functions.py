@@ -983,6 +983,27 @@ def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
     return _const(like, backend.xp.astype(backend.index_mask(index, n, axis), like.dtype))
 
 
+class Dropout(Function):
+    """x * mask / (1 - p), each element of the mask kept with probability 1 - p.
+
+    The mask is drawn in the forward (from `generator`, or the backend's own
+    stream), so that a compiled program draws a new one on every call.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, p: float, generator: Any) -> Any:
+        xp = x.backend.xp
+        noise = x.backend.random("rand", x.shape, None, x.device, generator)  # default float: one stream per seed
+        mask = xp.astype(noise >= p, x.dtype) / (1.0 - p)
+        ctx.save_for_backward(mask)
+        return x.data * mask
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (mask,) = ctx.saved_tensors
+        return g * _const(g, mask), None, None
+
+
 class CrossEntropy(Function):
     """Softmax cross-entropy of class labels along `axis`: logsumexp(z) - z[label], reduced.
 

@@ -425,10 +425,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
         return x
     if p == 1.0:
         return x * 0.0
-    xp = x.backend.xp
-    noise = x.backend.random("rand", x.shape, None, x.device, generator)  # default float: one stream per seed
-    mask = xp.astype(noise >= p, x.dtype) / (1.0 - p)
-    return x * Tensor._wrap(mask, x.backend)
+    return fn.Dropout.apply(x, p, generator)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
