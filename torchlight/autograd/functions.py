@@ -236,7 +236,7 @@ class Neg(Function):
 
     @staticmethod
     def forward_into(ctx: Context, a: Any) -> Any:
-        return a.backend.unary_into(a.backend.xp.negative, a.data)
+        return a.backend.call_into(a.data, a.backend.xp.negative, a.data)
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -469,7 +469,7 @@ class Exp(Function):
 
     @staticmethod
     def forward_into(ctx: Context, a: Any) -> Any:
-        return a.backend.unary_into(a.backend.xp.exp, a.data)
+        return a.backend.call_into(a.data, a.backend.xp.exp, a.data)
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -595,11 +595,9 @@ class SigmoidBack(Function):
 
     @staticmethod
     def forward_into(ctx: Context, y: Any, g: Any) -> Any:
-        out, y = g.data, y.data  # both arrays are this op's to overwrite: no new array
-        out *= y  # (g y)(1 - y): forward's product in another order, equal to the last bit or so
-        y *= -1.0
-        y += 1.0
-        out *= y
+        out, data = g.data, y.data  # both arrays are this op's to overwrite: no new array
+        out *= data  # (g y)(1 - y): forward's product in another order, equal to the last bit or so
+        out *= y.backend.call_into(data, y.backend.xp.subtract, 1.0, data)
         return out
 
     @staticmethod
@@ -622,7 +620,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward_into(ctx: Context, a: Any) -> Any:
-        return a.backend.unary_into(a.backend.xp.tanh, a.data)
+        return a.backend.call_into(a.data, a.backend.xp.tanh, a.data)
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -640,11 +638,10 @@ class TanhBack(Function):
 
     @staticmethod
     def forward_into(ctx: Context, y: Any, g: Any) -> Any:
-        out = y.data  # y's own array, which nothing else reads: the same steps, no new array
+        out = y.data  # y's own array, which nothing else reads: no new array
         out *= out
-        out -= 1.0
+        out = y.backend.call_into(out, y.backend.xp.subtract, 1.0, out)
         out *= g.data
-        out *= -1.0
         return out
 
     @staticmethod

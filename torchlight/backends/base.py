@@ -169,14 +169,14 @@ class Backend:
         """
         return self.immutable
 
-    def unary_into(self, fn: Any, array: Any) -> Any:
-        """`fn(array)` written into `array` where the library can (NumPy's and CuPy's `out=`).
+    def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
+        """`fn(*args)`, written into the array `out` where the library can (NumPy's and CuPy's `out=`).
 
-        Called only on an array that `owns_fresh_memory` and that nothing else
-        reads (a compiled program's dead intermediate); the portable answer
-        makes a new array.
+        Called only with an `out` that `owns_fresh_memory` and that nothing
+        else reads (a compiled program's dead intermediate); the portable
+        answer makes a new array.
         """
-        return fn(array)
+        return fn(*args)
 
     def masked(self, values: Any, mask: Any) -> Any:
         """`values` times the boolean `mask`: the values where it holds, 0 elsewhere.

@@ -89,8 +89,8 @@ class CupyBackend(Backend):
     def owns_fresh_memory(self, array: Any) -> bool:
         return array.base is None
 
-    def unary_into(self, fn: Any, array: Any) -> Any:
-        return fn(array, out=array)  # a ufunc: written into the array's own memory
+    def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
+        return fn(*args, out=out)  # a ufunc: written into `out`'s own memory
 
     def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
         device = self.resolve_device(device)

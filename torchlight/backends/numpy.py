@@ -42,8 +42,8 @@ class NumpyBackend(Backend):
         # shares memory with something else: such a gradient is copied.
         return isinstance(array, np.ndarray) and array.base is None and array.flags.writeable
 
-    def unary_into(self, fn: Any, array: Any) -> Any:
-        return fn(array, out=array)  # a ufunc: written into the array's own memory
+    def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
+        return fn(*args, out=out)  # a ufunc: written into `out`'s own memory
 
     def masked(self, values: Any, mask: Any) -> Any:
         return values * mask  # NumPy casts the booleans as it multiplies: no float copy of the mask
