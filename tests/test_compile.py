@@ -521,6 +521,68 @@ def test_dropout_draws_a_new_mask_on_every_call():
     assert set(np.unique(f(x).numpy())) == {0.0, 6.0}
 
 
+def test_first_call_under_no_grad_then_with_grad():
+    f = tl.compile(lambda x: (x * x).sum())
+    with tl.no_grad():
+        assert f(tl.tensor([1.0, 2.0], requires_grad=True)).item() == 5.0
+    x = tl.tensor([3.0, 4.0], requires_grad=True)
+    f(x).backward()
+    assert x.grad.tolist() == [6.0, 8.0]
+
+
+def test_a_parameter_passed_as_argument_and_read_from_the_closure():
+    w = tl.tensor([1.0, 2.0], requires_grad=True)
+    f = tl.compile(lambda a: (a * w * w).sum())
+    f(w).backward()
+    assert w.grad.tolist() == [3.0, 12.0]  # d(w^3)/dw, one part through the argument, two through the closure
+
+
+def test_compiling_a_module_and_switching_its_mode():
+    model = nn.Sequential(nn.Linear(2, 3), nn.Dropout(0.5), nn.Tanh())
+    f = tl.compile(model)
+    x = tl.tensor([[1.0, 2.0], [-1.0, 0.5]])
+    model.eval()
+    np.testing.assert_allclose(f(x).numpy(), model(x).numpy(), rtol=1e-15)
+    model.train()
+    out = f(x).numpy()
+    model.eval()
+    full = model(x).numpy()
+    assert np.all((out == 0.0) | np.isclose(out, np.tanh(2 * np.arctanh(full))))
+    assert len(_programs(f)) == 2
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.clamp(x.min() * 0.5, x.max() * 0.5),
+    lambda x: x ** x.max(),
+    lambda x: x / x.sum() * x.std(),
+], ids=["clamp_bounds", "pow_exponent", "normalise"])
+def test_tensor_valued_arguments_from_traced_values_are_replayed(fn):
+    f = tl.compile(fn)
+    for v in ([3.0, 1.0, 2.0], [1.0, 5.0, 0.5]):
+        x, e = tl.tensor(v, requires_grad=True), tl.tensor(v, requires_grad=True)
+        y, z = f(x), fn(e)
+        np.testing.assert_allclose(y.numpy(), z.numpy(), rtol=1e-14)
+        y.sum().backward()
+        z.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), e.grad.numpy(), rtol=1e-13)
+
+
+def test_a_refused_recording_leaves_nothing_patched():
+    with pytest.raises(tl.CompileError):
+        tl.compile(lambda x: x * x.sum().item())(tl.tensor([1.0, 2.0], requires_grad=True))
+
+    def raises_inside_no_grad(x: tl.Tensor) -> tl.Tensor:
+        with tl.no_grad():
+            raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        tl.compile(raises_inside_no_grad)(tl.tensor([1.0]))
+    assert tl.grad_mode.is_grad_enabled()
+    t = tl.tensor([2.0, 3.0])
+    assert t.sum().item() == 5.0 and float(t[0]) == 2.0 and bool(t[1] > 2.0)
+    assert (t * 2.0).numpy().tolist() == [4.0, 6.0]
+
+
 # ---------------------------------------------------------------- 3. refusals
 def _refused(fn: Any, match: str, *args: Any) -> None:
     compiled = tl.compile(fn)
