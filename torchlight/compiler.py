@@ -50,6 +50,9 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
+from torchlight import backends as _backends
 from torchlight import grad_mode
 from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
@@ -327,9 +330,28 @@ def _holds_array(value: Any) -> bool:
 
 
 def _record(fn: Callable[..., Tensor], args: tuple) -> Program:
-    """Run `fn` with its graph (and its backward's) recorded, and make the Program."""
-    with _LOCK:
+    """Run `fn` with its graph (and its backward's) recorded, and make the Program.
+
+    The random streams are put back as they were (the backends' own, and a
+    NumPy Generator among the arguments): the replay that follows draws the
+    call's numbers, as an uncompiled call would.
+    """
+    with _LOCK, _random_streams_kept(args):
         return _Recorder().record(fn, args)
+
+
+@contextlib.contextmanager
+def _random_streams_kept(args: tuple) -> Iterator[None]:
+    backends = list(_backends._instances.values())
+    states = [b.random_state() for b in backends]
+    generators = [(a, a.bit_generator.state) for a in args if isinstance(a, np.random.Generator)]
+    try:
+        yield
+    finally:
+        for backend, state in zip(backends, states):
+            backend.set_random_state(state)
+        for generator, state in generators:
+            generator.bit_generator.state = state
 
 
 class _Recorder:

@@ -273,6 +273,22 @@ class Backend:
         """Reseed this backend's generator (called by `tl.manual_seed`)."""
         self._rng = np.random.default_rng(seed)
 
+    def random_state(self) -> Any:
+        """A snapshot of this backend's own random stream, for `set_random_state`.
+
+        A compiled function's first call runs the function once to record it
+        and then replays it; the stream is put back in between, so that a
+        seeded run draws the same numbers compiled as not.
+        """
+        return None if self._rng is None else self._rng.bit_generator.state
+
+    def set_random_state(self, state: Any) -> None:
+        """Put this backend's random stream back where `random_state` saw it."""
+        if state is None:
+            self._rng = None
+        else:
+            self._rng.bit_generator.state = state
+
     def _generator(self, generator: Any) -> Any:
         if generator is not None:
             return generator

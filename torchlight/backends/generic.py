@@ -152,6 +152,18 @@ class TorchBackend(ArrayAPIBackend):
         self._seed = seed
         self._generators.clear()
 
+    def random_state(self) -> Any:
+        return super().random_state(), {d: g.get_state() for d, g in self._generators.items()}
+
+    def set_random_state(self, state: Any) -> None:
+        host, generators = state
+        super().set_random_state(host)
+        for device in list(self._generators):
+            if device in generators:
+                self._generators[device].set_state(generators[device])
+            else:
+                del self._generators[device]
+
     def _torch_generator(self, device: Any) -> Any:
         generator = self._generators.get(device)
         if generator is None:
@@ -209,6 +221,13 @@ class JaxBackend(ArrayAPIBackend):
 
     def seed(self, seed: int) -> None:
         self._key = self._jax.random.key(seed)
+
+    def random_state(self) -> Any:
+        return super().random_state(), self._key
+
+    def set_random_state(self, state: Any) -> None:
+        host, self._key = state
+        super().set_random_state(host)
 
     def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         device = self.resolve_device(device)
