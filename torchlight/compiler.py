@@ -103,16 +103,21 @@ class Compiled:
         self.programs: dict[Any, list[Program]] = {}
         functools.update_wrapper(self, fn, updated=())  # (a Module's attributes are not the wrapper's)
 
-    def __call__(self, *args: Any) -> Tensor:
-        key, tensors = _signature(args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        key, tensors = _signature(args, kwargs)
         programs = self.programs.get(key)
         if programs is not None:
             for program in programs:
                 if program.current():
                     return program(tensors)
-        program = _record(self.fn, args)
+        fn = functools.partial(self.fn, **kwargs) if kwargs else self.fn
+        program = _record(fn, args)
         self.programs.setdefault(key, []).append(program)
         return program(tensors)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """On a class, a method: `self` is one more argument (of the signature)."""
+        return self if instance is None else functools.partial(self, instance)
 
     def __repr__(self) -> str:
         return f"compile({getattr(self.fn, '__name__', self.fn)!r}, {len(self.programs)} program(s))"
@@ -123,9 +128,13 @@ def _outside_signature(tensors: list[Tensor], modules: list[Module]) -> tuple:
             tuple(m.training for m in modules))
 
 
-def _signature(args: tuple) -> tuple[Any, list[Tensor]]:
-    """The cache key of a call, and its Tensor arguments in order."""
+def _signature(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, list[Tensor]]:
+    """The cache key of a call, and its Tensor arguments in order (keyword arguments are constants)."""
     key, tensors = [], []
+    for name, value in kwargs.items():
+        if isinstance(value, Tensor):
+            raise TypeError(f"compile: pass the Tensor {name}= by position (keyword arguments are constants)")
+        key.append((name, type(value), value))
     for a in args:
         if isinstance(a, Tensor):
             data = a.data
