@@ -521,6 +521,47 @@ def test_dropout_draws_a_new_mask_on_every_call():
     assert set(np.unique(f(x).numpy())) == {0.0, 6.0}
 
 
+def test_seeded_dropout_draws_what_eager_draws_from_the_first_call():
+    """The recording puts the random stream back: a seeded compiled run equals the eager run."""
+    fn = lambda x: F.dropout(x, 0.5) * 2.0  # noqa: E731
+    runs = []
+    for g in (fn, tl.compile(fn)):
+        tl.manual_seed(11)
+        runs.append([g(tl.tensor(np.ones(32), requires_grad=True)).numpy().copy() for _ in range(3)])
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_keyword_arguments_are_constants_of_the_signature():
+    f = tl.compile(lambda x, k=1.0: (x * k).sum())
+    x = tl.tensor([1.0, 2.0])
+    assert [f(x).item(), f(x, k=2.0).item(), f(x, k=3.0).item(), f(x, k=2.0).item()] == [3.0, 6.0, 9.0, 6.0]
+    assert len(_programs(f)) == 3
+    with pytest.raises(TypeError, match="hashable"):
+        f(x, k=[1.0])
+    with pytest.raises(TypeError, match="by position"):
+        f(x, k=tl.tensor([1.0, 1.0]))
+
+
+def test_a_compiled_method_reads_its_own_instance():
+    class Scaled:
+        def __init__(self, w: list[float]) -> None:
+            self.w = tl.tensor(w, requires_grad=True)
+
+        @tl.compile
+        def loss(self, x: tl.Tensor) -> tl.Tensor:
+            return (x * self.w).tanh().sum()
+
+    a, b = Scaled([0.5, 1.0]), Scaled([2.0, -1.0])
+    x = tl.tensor([1.0, 2.0])
+    for m in (a, b, a):
+        m.w.grad = None
+        m.loss(x).backward()
+        w = m.w.numpy()
+        np.testing.assert_allclose(m.w.grad.numpy(), np.array([1.0, 2.0]) * (1 - np.tanh(w * [1.0, 2.0]) ** 2),
+                                   rtol=1e-14)
+
+
 def test_first_call_under_no_grad_then_with_grad():
     f = tl.compile(lambda x: (x * x).sum())
     with tl.no_grad():
