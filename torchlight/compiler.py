@@ -185,6 +185,8 @@ class Program:
         self.infer: list[tuple] = []        # forward steps for a call that needs no gradient
         self.train: list[tuple] = []        # forward steps that keep opaque nodes' contexts
         self.backward: list[tuple] = []
+        self.backward_one: list[tuple] | None = None  # the backward for a 0-d seed of 1 (`_seeded_by_one`)
+        self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
         self.output: Tensor | None = None   # the register of fn's result
         self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
         self.seed: Tensor | None = None
@@ -225,13 +227,17 @@ class Program:
         arrays, self_opaque = saved
         if not keep:
             saved[:] = [(), ()]
+        steps, loads = self.backward, None
+        if self.backward_one is not None and not self.backend.lazy and g.shape == () and bool(g == 1):
+            steps, loads = self.backward_one, self.saved_one
         with _LOCK:
-            for reg, a in zip(self.saved, arrays):
-                reg.data = a
+            for k, (reg, a) in enumerate(zip(self.saved, arrays)):
+                if loads is None or loads[k]:
+                    reg.data = a
             self.seed.data = g
             self.opaque = self_opaque
             arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
-            _run(self.backward)
+            _run(steps)
             grads = []
             for reg in self.grads:
                 grads.append(None if reg is None else reg.data)
@@ -586,7 +592,37 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     p.infer = _finish(infer, registers, {p.output}, mine, meta)
     p.train = _finish(train, registers, {p.output, *p.saved}, mine, meta)
     p.backward = _finish(backward, registers, needed, mine, meta)
+    if seed is not None and meta[p.seed][0] == ():
+        unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
+        reads = set(_reads(unit, registers))
+        p.backward_one = _finish(unit, registers, needed, mine, meta)
+        p.saved_one = tuple(r in reads for r in p.saved)
     return p
+
+
+def _seeded_by_one(steps: list[tuple], seed: Tensor, needed: set[Tensor], registers: set[Tensor],
+                   meta: dict[Tensor, tuple]) -> list[tuple]:
+    """The backward steps for a seed of exactly 1 (what `loss.backward()` gives a 0-d loss).
+
+    A product with the seed, broadcast or reshaped, is the other operand
+    itself, to the bit: renamed rather than computed (W3 multiplies three
+    full arrays by a broadcast 1 otherwise, where code written by hand does
+    not). A result that is a gradient handed out is still computed, so that
+    no gradient is another value's array.
+    """
+    ones, rename, out = {seed}, {}, []
+    for fn, forward, ctx, args, writes, target in steps:
+        args = tuple(rename.get(a, a) if type(a) is Tensor else a for a in args)
+        if fn in (F.BroadcastView, F.Reshape) and args[0] in ones:
+            ones.add(target)
+        elif fn is F.Mul and target not in needed:
+            a, b = args
+            other = b if a in ones else a if b in ones else None
+            if other is not None and meta.get(other) == meta[target]:
+                rename[target] = other
+                continue
+        out.append((fn, forward, ctx, args, writes, target))
+    return _live(out, needed, registers)
 
 
 def _reads(steps: list[tuple], registers: set[Tensor]) -> list[Tensor]:
