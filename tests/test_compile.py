@@ -464,6 +464,36 @@ def test_param_set_not_requiring_grad_after_compiling_rerecords():
     assert w.grad.tolist() == [6.0, 8.0]
 
 
+def test_a_constant_made_a_parameter_and_a_parameter_of_a_new_shape_rerecord():
+    c = tl.tensor([1.0, 2.0])
+    f = tl.compile(lambda x: (x * c).exp().sum())
+    x = tl.tensor([0.5, -0.5], requires_grad=True)
+    f(x).backward()
+    c.requires_grad = True
+    f(x).backward()
+    np.testing.assert_allclose(c.grad.numpy(), [0.5, -0.5] * np.exp([0.5, -1.0]), rtol=1e-14)
+    c._replace_data(c.backend.xp.asarray(np.array([1.0, 2.0, 3.0])))
+    x3 = tl.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    c.grad = None
+    f(x3).backward()
+    np.testing.assert_allclose(x3.grad.numpy(), [1.0, 2.0, 3.0] * np.exp([1.0, 2.0, 3.0]), rtol=1e-14)
+    np.testing.assert_allclose(c.grad.numpy(), np.exp([1.0, 2.0, 3.0]), rtol=1e-14)
+    assert len(_programs(f)) == 3
+
+
+def test_jacobian_and_autograd_grad_of_a_compiled_function():
+    w = tl.tensor([1.0, 2.0, 3.0])
+    fn = lambda x: (x * w).sin().clamp(-0.8, 0.8) * x.max()  # noqa: E731
+    f = tl.compile(fn)
+    for v in (np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.9, -0.4])):
+        np.testing.assert_allclose(func.jacobian(f)(v), func.jacobian(fn)(v), rtol=1e-14)
+        x, e = tl.tensor(v, requires_grad=True), tl.tensor(v, requires_grad=True)
+        (gx,) = tl.autograd.grad(f(x).sum(), (x,))
+        (ge,) = tl.autograd.grad(fn(e).sum(), (e,))
+        np.testing.assert_allclose(gx.numpy(), ge.numpy(), rtol=1e-14)
+        assert x.grad is None
+
+
 def test_backward_after_an_optimizer_step_raises_as_eager():
     w = tl.tensor([1.0, 2.0], requires_grad=True)
     opt = tl.optim.SGD([w], lr=0.1)
