@@ -494,6 +494,40 @@ def test_jacobian_and_autograd_grad_of_a_compiled_function():
         assert x.grad is None
 
 
+def test_cross_entropy_labels_are_read_on_every_call_and_checked_at_replay():
+    f = tl.compile(lambda z, t: F.cross_entropy(z * 2.0, t))
+    rng = np.random.default_rng(5)
+    z0 = rng.standard_normal((3, 4))
+    f(tl.tensor(z0, requires_grad=True), tl.tensor(np.array([0, 1, 2]))).backward()
+    with pytest.raises(ValueError, match="label"):
+        f(tl.tensor(z0, requires_grad=True), tl.tensor(np.array([0, 9, 2])))
+    for labels in ([3, 1, 0], [2, 2, 2]):
+        t = tl.tensor(np.array(labels))
+        z, e = tl.tensor(z0, requires_grad=True), tl.tensor(z0, requires_grad=True)
+        y, want = f(z, t), F.cross_entropy(e * 2.0, t)
+        y.backward()
+        want.backward()
+        assert y.item() == pytest.approx(want.item(), rel=1e-14)
+        np.testing.assert_allclose(z.grad.numpy(), e.grad.numpy(), rtol=1e-13, atol=1e-16)
+    assert len(_programs(f)) == 1
+
+
+def test_mixed_dtypes_promote_as_eager():
+    w = tl.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    fn = lambda x: (x * w).tanh()  # noqa: E731
+    f = tl.compile(fn)
+    got = []
+    for g in (f, fn):
+        w.grad = None
+        x = tl.tensor(np.array([0.5, 0.25], dtype=np.float32), requires_grad=True)
+        y = g(x)
+        y.backward(tl.tensor(np.ones(2)))
+        got.append((y.numpy().copy(), x.grad.numpy().copy(), w.grad.numpy().copy()))
+    for a, b in zip(*got):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
 def test_backward_after_an_optimizer_step_raises_as_eager():
     w = tl.tensor([1.0, 2.0], requires_grad=True)
     opt = tl.optim.SGD([w], lr=0.1)
