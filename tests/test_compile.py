@@ -715,7 +715,10 @@ X = tl.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
     (_no_grad_op, MADE_OUTSIDE),
     (lambda x: x[np.array([1, 0])].sum(), ARRAY_ARG),
     (lambda x: (x > 0), MADE_OUTSIDE),
-], ids=["item", "float", "bool", "tolist", "tensor_from_numpy", "detach", "no_grad", "index_array", "comparison"])
+    (lambda x: (x * tl.ones(2)).sum(), MADE_OUTSIDE),
+    (lambda x: x.astype("int64"), MADE_OUTSIDE),
+], ids=["item", "float", "bool", "tolist", "tensor_from_numpy", "detach", "no_grad", "index_array", "comparison",
+        "factory", "to_integers"])
 def test_refusals_name_their_cause(fn, match):
     _refused(fn, match, X)
 
