@@ -19,7 +19,6 @@ import dataclasses
 import gc
 import threading
 import tracemalloc
-import warnings
 from contextlib import nullcontext
 from typing import Any
 
@@ -807,12 +806,11 @@ def test_two_threads_calling_one_compiled_function():
             if not (np.allclose(y.item(), z.item(), rtol=1e-14) and np.allclose(x.grad.numpy(), e.grad.numpy())):
                 errors.append(f"seed {seed}: {y.item()} vs {z.item()}")
 
-    with warnings.catch_warnings():
-        threads = [threading.Thread(target=worker, args=(s,)) for s in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     assert not errors, errors[:3]
 
 
