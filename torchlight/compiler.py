@@ -341,6 +341,8 @@ def _holds_array(value: Any) -> bool:
     """Whether a non-Tensor argument of an op holds an array (data that a replay would reuse)."""
     if isinstance(value, (tuple, list)):
         return any(_holds_array(v) for v in value)
+    if isinstance(value, np.generic):  # a NumPy scalar: most often read out of a tensor (x[x.argmax()])
+        return True
     return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, numbers.Number)
 
 

@@ -1042,18 +1042,20 @@ class CrossEntropy(Function):
 def _label_index(labels: Any, axis: int, classes: int, ignore_index: int) -> Any:
     """The labels as `take_along_axis` wants them (int64, a size-1 `axis`), each checked to be a class."""
     xp, data = labels.backend.xp, labels.data
-    if not labels.backend.lazy and math.prod(data.shape):
-        info = xp.iinfo(data.dtype)
-        bad = data < 0
+    info = xp.iinfo(data.dtype)
+
+    def bad(d: Any) -> Any:
+        out = d < 0
         if classes <= info.max:  # (a label of uint8 is below 300 classes, and 300 no uint8 to compare with)
-            bad = bad | (data >= classes)
+            out = out | (d >= classes)
         if info.min <= ignore_index <= info.max:
-            bad = bad | (data == ignore_index)
-        if bool(xp.any(bad)):
-            raise ValueError(f"cross_entropy: a label outside [0, {classes - 1}] or equal to ignore_index="
-                             f"{ignore_index} reached the path for labels that are all classes (a compiled "
-                             f"function takes the path of its first call: call it without compile)")
-    index = xp.expand_dims(data, axis=axis)
+            out = out | (d == ignore_index)
+        return out
+
+    error = ValueError(f"cross_entropy: a label outside [0, {classes - 1}] or equal to ignore_index="
+                       f"{ignore_index} reached the path for labels that are all classes (a compiled "
+                       f"function takes the path of its first call: call it without compile)")
+    index = xp.expand_dims(labels.backend.checked(data, bad, error), axis=axis)
     return index if index.dtype == xp.int64 else xp.astype(index, xp.int64)
 
 

@@ -169,6 +169,17 @@ class Backend:
         """
         return self.immutable
 
+    def checked(self, array: Any, bad: Any, error: Exception) -> Any:
+        """`array`, after raising `error` if `bad(array)` (elementwise, by operators) holds anywhere.
+
+        A lazy library's check waits for the value to be computed: Dask's
+        backend returns the array with the check inside (forwards never force
+        a computation).
+        """
+        if math.prod(array.shape) and bool(self.xp.any(bad(array))):
+            raise error
+        return array
+
     def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
         """`fn(*args)`, written into the array `out` where the library can (NumPy's and CuPy's `out=`).
 

@@ -247,6 +247,9 @@ class DaskBackend(ArrayAPIBackend):
 
     lazy = True
 
+    def checked(self, array: Any, bad: Any, error: Exception) -> Any:
+        return array.map_blocks(_checked_block, bad, error, dtype=array.dtype)  # raises when computed
+
     def take_key(self, array: Any, key: Any) -> Any:
         indexing.check_kinds(self.xp, key)
         if any(isinstance(k, bool) for k in (key if isinstance(key, tuple) else (key,))):
@@ -300,6 +303,13 @@ class DaskBackend(ArrayAPIBackend):
         out = super().take_key(array, parts[:position] + (twice,) + parts[position + 1:])
         axis = 0 if indexing.apart(parts, array.ndim) else indexing.array_axis(parts, position)
         return indexing.unflatten(xp, out[(slice(None),) * axis + (slice(0, 1),)], axis, index.shape)
+
+
+def _checked_block(block: np.ndarray, bad: Any, error: Exception) -> np.ndarray:
+    """`block` of a Dask array, or `error` raised if `bad(block)` holds anywhere in it."""
+    if block.size and bool(np.any(bad(block))):
+        raise error
+    return block
 
 
 def _in_bounds(block: np.ndarray, n: int, axis: int) -> np.ndarray:
