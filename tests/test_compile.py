@@ -39,8 +39,8 @@ OPS = {op.name: op for op in database.all_ops()}
 #: (op, case) pairs that raise CompileError while recording, and what the message must name. Pinned both
 #: ways: a pair listed here must raise, and no other pair may. See /work/notes/compile_bugs.md for the
 #: ones that are limitations rather than intended refusals (comparisons, where, index arrays).
-MADE_OUTSIDE = "a tensor made outside the recorded ops"
-ARRAY_ARG = "an op with an array among its arguments"
+MADE_OUTSIDE = "a tensor made while it ran that no recorded op made"
+ARRAY_ARG = "that takes an array as an argument"
 REFUSED_OPS = {
     # results without history (integer, boolean) made from traced values
     **{name: MADE_OUTSIDE for name in (

@@ -11,15 +11,20 @@ graph recorded, then records the backward of that graph too (as
 `forward` on arrays, and later calls replay the list: no graph to build, no
 walk, each array freed as soon as its last step has run. The result is one
 node of the caller's graph, so `loss.backward()`, `.grad` accumulation,
-optimizers and `torchlight.func` work as with `fn` itself.
+optimizers and the first-order transforms of `torchlight.func` (`grad`,
+`vjp`, `jacobian`) work as with `fn` itself; a backward with `create_graph`
+through it (`hessian`, `hvp`, `jvp`) raises, since the replayed backward
+records nothing.
 
 What is replayed is what was recorded, as with `jax.jit`: Python control flow
 is fixed by the first call, and so are values read out of tensors. Anything a
 replay could not reproduce is refused while recording, with a CompileError:
-a tensor made outside the recorded ops from a traced value (`.detach()`,
-`no_grad`, a new tensor from `.numpy()`), a conversion of a traced tensor
-to a Python value (`.item()`, `float()`, `if x > 0:`), an index array taken
-from a traced value, or an in-place update such as an optimizer step. A
+a tensor made while `fn` runs but by no recorded op (a comparison, `argmax`,
+`.detach()`, `no_grad`, a new tensor from `.numpy()`), a tensor computed
+before the call with a graph of its own, a conversion of a traced tensor
+to a Python value (`.item()`, `float()`, `if x > 0:`), an array among an
+op's arguments (an index), an in-place update (an optimizer step, which has
+then happened once) or a backward inside `fn`. A
 backward formula that computes part of its gradient outside the recorded ops
 (a mask from the saved values, as `maximum` does) is kept as it is: its node
 is run as in eager mode, with a Context of its own, on each call.
@@ -71,6 +76,11 @@ CREATE_GRAPH = (
 )
 
 
+# How many signatures a compiled function keeps programs for (a float argument that changes on
+# every call, a learning rate say, would otherwise record and keep one program per call).
+MAX_SIGNATURES = 64
+
+
 class CompileError(RuntimeError):
     """`fn` does something a replay of its recorded ops could not reproduce."""
 
@@ -112,6 +122,8 @@ class Compiled:
                     return program(tensors)
         fn = functools.partial(self.fn, **kwargs) if kwargs else self.fn
         program = _record(fn, args)
+        if key not in self.programs and len(self.programs) >= MAX_SIGNATURES:
+            del self.programs[next(iter(self.programs))]  # the oldest signature's programs go
         self.programs.setdefault(key, []).append(program)
         return program(tensors)
 
@@ -120,7 +132,8 @@ class Compiled:
         return self if instance is None else functools.partial(self, instance)
 
     def __repr__(self) -> str:
-        return f"compile({getattr(self.fn, '__name__', self.fn)!r}, {len(self.programs)} program(s))"
+        count = sum(len(programs) for programs in self.programs.values())
+        return f"compile({getattr(self.fn, '__name__', self.fn)!r}, {count} program(s))"
 
 
 def _outside_signature(tensors: list[Tensor], modules: list[Module]) -> tuple:
@@ -194,6 +207,7 @@ class Program:
         self.wants_grad = False
         self.opaque: list[Any] = []         # per call: the Histories of opaque nodes, for their backward
         self.sink: Tensor | None = None     # where a step that writes its own registers puts its None
+        self.registers: tuple[Tensor, ...] = ()
 
     def current(self) -> bool:
         """Whether the tensors from outside fn still have the shapes, dtypes and requires_grad recorded,
@@ -207,19 +221,22 @@ class Program:
 
     def run_forward(self, tensors: tuple, train: bool) -> tuple[Any, Any]:
         with _LOCK:
-            for reg, t in zip(self.inputs, tensors):
-                reg.data = t.data
-            self.opaque = opaque = []
-            _run(self.train if train else self.infer)
-            out = self.output.data
-            saved = [[r.data for r in self.saved], opaque] if train else None
-            for reg in self.inputs:
-                reg.data = None
-            for reg in self.saved:
-                reg.data = None
-            self.output.data = None
-            self.opaque = []
+            try:
+                for reg, t in zip(self.inputs, tensors):
+                    reg.data = t.data
+                self.opaque = opaque = []
+                _run(self.train if train else self.infer)
+                out = self.output.data
+                saved = [[r.data for r in self.saved], opaque] if train else None
+            finally:
+                self._clear()
         return out, saved
+
+    def _clear(self) -> None:
+        """Every register let go of (after a replay, and after one that raised part-way)."""
+        for reg in self.registers:
+            reg.data = None
+        self.opaque = []
 
     def run_backward(self, saved: list, g: Any, keep: bool) -> list[Any]:
         """The gradients for `saved` (what a forward kept); without `keep` they are let go of as
@@ -237,17 +254,11 @@ class Program:
             self.seed.data = g
             self.opaque = self_opaque
             arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
-            _run(steps)
-            grads = []
-            for reg in self.grads:
-                grads.append(None if reg is None else reg.data)
-            for reg in self.grads:
-                if reg is not None:
-                    reg.data = None
-            for reg in self.saved:
-                reg.data = None
-            self.seed.data = None
-            self.opaque = []
+            try:
+                _run(steps)
+                grads = [None if reg is None else reg.data for reg in self.grads]
+            finally:
+                self._clear()
         return grads
 
 
@@ -275,16 +286,23 @@ class _Watch:
         self.traced: set[int] = set()   # ids of the recording's own argument tensors
         self.thread = threading.get_ident()  # the recording thread: other threads' tensors are not watched
         self.modules: dict[Module, None] = {}  # the Modules called: a program is for their training modes
+        self.histories: dict[int, Any] = {}  # the Histories made while fn runs (id -> weak reference)
+        self.refused: str | None = None  # what fn did that no replay does (a write, a backward), if it did
 
     def is_born(self, t: Tensor) -> bool:
         ref = self.born.get(id(t))
         return ref is not None and ref() is t
 
+    def made_here(self, h: History) -> bool:
+        ref = self.histories.get(id(h))
+        return ref is not None and ref() is h
+
     @contextlib.contextmanager
     def patched(self) -> Iterator[None]:
         """Tensor's constructors and conversions, watched (and restored after)."""
-        originals = {name: Tensor.__dict__[name] for name in ("_wrap", "__init__", *_CONVERSIONS)}
-        call, modules = Module.__dict__["__call__"], self.modules
+        originals = {name: Tensor.__dict__[name] for name in ("_wrap", "__init__", "_replace_data", "backward",
+                                                              *_CONVERSIONS)}
+        call, modules, history_init = Module.__dict__["__call__"], self.modules, History.__dict__["__init__"]
         wrap, init, born, thread = originals["_wrap"].__func__, originals["__init__"], self.born, self.thread
 
         def watched_wrap(cls: type, out: Any, backend: Any) -> Tensor:
@@ -303,9 +321,25 @@ class _Watch:
                 modules[module] = None
             return call(module, *args, **kwargs)
 
+        def watched_history(h: History, *args: Any, **kwargs: Any) -> None:
+            history_init(h, *args, **kwargs)
+            if threading.get_ident() == thread:
+                self.histories[id(h)] = weakref.ref(h)
+
+        def refused(what: str, original: Any) -> Any:
+            def call_refused(t: Tensor, *args: Any, **kwargs: Any) -> Any:
+                if threading.get_ident() == thread and self.refused is None:
+                    self.refused = what
+                return original(t, *args, **kwargs)
+            return call_refused
+
         Tensor._wrap = classmethod(watched_wrap)
         Module.__call__ = watched_call
+        History.__init__ = watched_history
         Tensor.__init__ = watched_init
+        Tensor._replace_data = refused("replaced a tensor's values in place (an optimizer step, w -= ..., "
+                                       "zero_grad_, a running statistic)", originals["_replace_data"])
+        Tensor.backward = refused("ran a backward (loss.backward() belongs after the call)", originals["backward"])
         for name in _CONVERSIONS:
             setattr(Tensor, name, self._refusing(name, originals[name]))
         try:
@@ -314,6 +348,7 @@ class _Watch:
             for name, value in originals.items():
                 setattr(Tensor, name, value)
             Module.__call__ = call
+            History.__init__ = history_init
 
     def _refusing(self, name: str, original: Any) -> Any:
         watch = self
@@ -404,17 +439,23 @@ class _Recorder:
                 traced_args.append(t)
             else:
                 traced_args.append(a)
-        writes = _function.WRITES[0]
         with watch.patched(), grad_mode.enable_grad():
-            out = fn(*traced_args)
+            try:
+                out = fn(*traced_args)
+            except Exception:
+                if watch.refused is not None:  # what fn did first is the cause, not what failed after it
+                    raise CompileError(f"compile: fn {watch.refused}: a replay would not do it again") from None
+                raise
+            if watch.refused is not None:
+                raise CompileError(f"compile: fn {watch.refused}: a replay would not do it again")
             if not isinstance(out, Tensor):
                 raise CompileError(f"compile: fn must return one Tensor, not {type(out).__name__}")
+            if out.history is None and out not in self.known and not watch.is_born(out):
+                raise CompileError("compile: fn returns a tensor it did not compute from its arguments (one "
+                                   "from outside, or made without recorded ops); there is nothing to replay")
             self._collect([out], self.forward, "forward")
             targets = [t for t, w in zip(inputs, wants) if w] + self.params
             seed = self._record_backward(out, targets) if targets and out.requires_grad else None
-        if _function.WRITES[0] != writes:
-            raise CompileError("compile: fn replaced a tensor's values in place (an optimizer step, w -= ..., "
-                               "a running statistic): a replay would not do it again")
         return _build(self, out, inputs, wants, seed)
 
     def _collect(self, roots: list[Tensor], into: list[Any], phase: str) -> bool:
@@ -439,13 +480,19 @@ class _Recorder:
                 if not self._outside(node, phase):
                     return False
                 continue
+            if not self.watch.made_here(node):
+                return _refuse(phase, "a tensor computed before the call, with a graph of its own (as w2 = w * 2 "
+                                      "outside fn): a replay would compute it again from what it was made of. Compute "
+                                      "it inside fn, or pass it as an argument")
             stack += (node, emit)
             for e in reversed(node.inputs):
                 if isinstance(e, (History, Tensor)):
                     stack.append(e)
                 elif _holds_array(e):
-                    return _refuse(phase, "an op with an array among its arguments (an index taken from a "
-                                          "traced value)")
+                    return _refuse(phase, f"an op ({node.last_fn.__name__}) that takes an array as an argument "
+                                          f"(an integer or boolean index, embedding, nll_loss, cross_entropy with "
+                                          f"weights or ignored labels); a replay would reuse the first call's. "
+                                          f"Call the function without compile")
         into.extend(new)
         self.known.update(new)
         return True
@@ -453,8 +500,10 @@ class _Recorder:
     def _outside(self, t: Tensor, phase: str) -> bool:
         """A leaf from outside `fn`: read afresh each call. One made while `fn` ran is refused."""
         if self.watch.is_born(t) and not _is_number_constant(t):
-            return _refuse(phase, "a tensor made outside the recorded ops (detach(), no_grad, a tensor made "
-                                  "from a traced value, or an op on constants only)")
+            return _refuse(phase, "a tensor made while it ran that no recorded op made: a comparison, argmax, "
+                                  "astype to an integer, detach(), an op under no_grad, a factory such as tl.ones, "
+                                  "a tensor made from a traced value, or an op on constants only. Make such a "
+                                  "tensor before the call and pass it as an argument, or call fn without compile")
         if t not in self.outside and not _is_number_constant(t):
             self.outside[t] = None
             if t.requires_grad and phase == "forward":
@@ -520,8 +569,7 @@ class _Recorder:
 
 def _refuse(phase: str, what: str) -> bool:
     if phase == "forward":
-        raise CompileError(f"compile: fn uses {what}; a replay could not remake it. Pass such tensors as "
-                           f"arguments, or call the function without compile")
+        raise CompileError(f"compile: fn uses {what}")
     return False
 
 
@@ -586,6 +634,7 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     per_target = iter(grad_regs)
     p.grads = tuple(next(per_target) if w else None for w in wants) + tuple(per_target)
     registers = set(regs.values())
+    p.registers = (*regs.values(), p.sink)
     needed = {r for r in grad_regs if r is not None}
     backward = _live(backward, needed, registers)
     made_before = {r for s in train for r in s[4]} | set(p.inputs)
