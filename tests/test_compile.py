@@ -868,3 +868,19 @@ def test_an_output_held_across_another_call_and_its_backward():
     fn(e).backward(up)
     np.testing.assert_allclose(x1.grad.numpy(), e.grad.numpy(), rtol=1e-13)
     np.testing.assert_array_equal(up.numpy(), np.ones(8))
+
+
+def test_a_sum_with_a_negated_gradient_is_one_subtraction():
+    """A Neg whose result only an Add reads becomes a Sub there (a - b is a + (-b) in IEEE): one pass fewer."""
+    fn = lambda x, y: (-x * y + x * x).sum()  # noqa: E731  (x's gradient: -(y) + (x + x))
+    f = tl.compile(fn)
+    rng = np.random.default_rng(5)
+    x, y = (tl.tensor(rng.standard_normal(8), requires_grad=True) for _ in range(2))
+    f(x, y).backward()
+    (programs,) = f.programs.values()
+    names = [getattr(s[0], "__qualname__", "") for s in programs[0].backward_one]
+    assert not any(n.startswith("Neg.") for n in names) and any(n.startswith("Sub.") for n in names), names
+    got = x.grad.numpy().copy()
+    x.grad = y.grad = None
+    fn(x, y).backward()
+    np.testing.assert_array_equal(got, x.grad.numpy())

@@ -636,7 +636,7 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     registers = set(regs.values())
     p.registers = (*regs.values(), p.sink)
     needed = {r for r in grad_regs if r is not None}
-    backward = _live(backward, needed, registers)
+    backward = _live(_fold_negations(backward, needed), needed, registers)
     made_before = {r for s in train for r in s[4]} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
     mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
@@ -674,6 +674,25 @@ def _seeded_by_one(steps: list[tuple], seed: Tensor, needed: set[Tensor], regist
                 continue
         out.append((fn, forward, ctx, args, writes, target))
     return _live(out, needed, registers)
+
+
+def _fold_negations(steps: list[tuple], needed: set[Tensor]) -> list[tuple]:
+    """`a + (-b)` as `a - b`: one pass over the arrays fewer, and the same to the bit (IEEE
+    defines a - b as a + (-b)). A backward sums a Neg's gradient (`-g`) into another this way.
+    The Neg's result must be read by that Add alone; the Neg is then dead and dropped by `_live`."""
+    reads: dict[Tensor, int] = {}
+    for step in steps:
+        for a in step[3]:
+            if type(a) is Tensor:
+                reads[a] = reads.get(a, 0) + 1
+    negated = {s[5]: s[3][0] for s in steps if s[0] is F.Neg and reads.get(s[5]) == 1 and s[5] not in needed}
+    out = []
+    for fn, forward, ctx, args, writes, target in steps:
+        if fn is F.Add and all(type(a) is Tensor for a in args) and (args[0] in negated) != (args[1] in negated):
+            a, b = (args[1], negated[args[0]]) if args[0] in negated else (args[0], negated[args[1]])
+            fn, forward, args = F.Sub, F.Sub.forward, (a, b)
+        out.append((fn, forward, ctx, args, writes, target))
+    return out
 
 
 def _reads(steps: list[tuple], registers: set[Tensor]) -> list[Tensor]:
