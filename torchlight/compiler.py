@@ -63,6 +63,7 @@ from torchlight.autograd import function as _function
 from torchlight.autograd import functions as F
 from torchlight.autograd.engine import _feeding, topological_sort
 from torchlight.autograd.function import Context, Function, History
+from torchlight.blocking import Blocked, plan
 from torchlight.nn.module import Module
 from torchlight.tensor import _NUMBERS, Tensor
 
@@ -195,10 +196,11 @@ class Program:
         self.modules: list[Module] = []    # the Modules fn called
         self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad, the modes, when recorded
         self.backend: Any = None
-        self.infer: list[tuple] = []        # forward steps for a call that needs no gradient
-        self.train: list[tuple] = []        # forward steps that keep opaque nodes' contexts
-        self.backward: list[tuple] = []
-        self.backward_one: list[tuple] | None = None  # the backward for a 0-d seed of 1 (`_seeded_by_one`)
+        # each list of steps, or its Blocked replay where its ops are all elementwise on big arrays
+        self.infer: list[tuple] | Blocked = []     # forward steps for a call that needs no gradient
+        self.train: list[tuple] | Blocked = []     # forward steps that keep opaque nodes' contexts
+        self.backward: list[tuple] | Blocked = []
+        self.backward_one: list[tuple] | Blocked | None = None  # for a 0-d seed of 1 (`_seeded_by_one`)
         self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
         self.output: Tensor | None = None   # the register of fn's result
         self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
@@ -255,15 +257,20 @@ class Program:
             self.opaque = self_opaque
             arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
             try:
-                _run(steps)
+                _run(steps, reuse=not keep)
                 grads = [None if reg is None else reg.data for reg in self.grads]
             finally:
                 self._clear()
         return grads
 
 
-def _run(steps: list[tuple]) -> None:
-    """The replay loop: each step writes its register and lets go of the ones it used last."""
+def _run(steps: list[tuple] | Blocked, reuse: bool = False) -> None:
+    """The replay loop: each step writes its register and lets go of the ones it used last
+    (a block at a time for a `Blocked` list, whose results may take arrays a backward is done with
+    where `reuse`)."""
+    if type(steps) is Blocked:
+        steps.run(_run, reuse)
+        return
     for forward, ctx, args, out, frees in steps:
         data = forward(ctx, *args)
         out.data = data.data if type(data) is Tensor else data
@@ -640,15 +647,26 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     made_before = {r for s in train for r in s[4]} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
     mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
-    p.infer = _finish(infer, registers, {p.output}, mine, meta)
-    p.train = _finish(train, registers, {p.output, *p.saved}, mine, meta)
-    p.backward = _finish(backward, registers, needed, mine, meta)
+    # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
+    spare = {s[5] for s in train if getattr(s[0], "elementwise", False)}.intersection(p.saved, mine)
+    p.infer = _finished(p, infer, registers, ({p.output}, set()), mine, meta)
+    p.train = _finished(p, train, registers, ({p.output, *p.saved}, set()), mine, meta)
+    p.backward = _finished(p, backward, registers, (needed, spare), mine, meta)
     if seed is not None and meta[p.seed][0] == ():
         unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
         reads = set(_reads(unit, registers))
-        p.backward_one = _finish(unit, registers, needed, mine, meta)
+        p.backward_one = _finished(p, unit, registers, (needed, spare), mine, meta)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
+
+
+def _finished(p: Program, steps: list[tuple], registers: set[Tensor], keep_spare: tuple[set, set],
+              mine: set[Tensor], meta: dict[Tensor, tuple]) -> list[tuple] | Blocked:
+    """The steps as the program runs them (`_finish`), a block at a time where they qualify
+    (`plan`, given the registers kept after them and those it may write over)."""
+    keep, spare = keep_spare
+    done = _finish(steps, registers, keep, mine, meta)
+    return plan(steps, done, registers, keep, spare, meta, p.backend) or done
 
 
 def _seeded_by_one(steps: list[tuple], seed: Tensor, needed: set[Tensor], registers: set[Tensor],

@@ -249,6 +249,10 @@ class Function:
     # a temporary whose only reference is the expression, across a whole graph).
     overwrites: tuple[int, ...] = ()
     forward_into: Any = None
+    # True where each element of the result is computed from the elements at the same position of
+    # the inputs alone (arrays of one shape, or 0-d): a compiled program of such ops may run a
+    # block of elements at a time (`torchlight.blocking`).
+    elementwise = False
     _keeps_output = False  # `saves_output` resolved, per class, by __init_subclass__
     # True on a built-in op whose backward reads nothing of its context but
     # `needs_input_grad` (Add's `return g, g`): every such op of a graph shares

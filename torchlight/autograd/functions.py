@@ -142,6 +142,7 @@ def _const(like: Any, array: Any) -> Any:
 
 # ------------------------------------------------------------- arithmetic
 class Add(Function):
+    elementwise = True
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.add)  # the array op; the Tensor operator calls it directly when nothing records
 
@@ -163,6 +164,7 @@ class Add(Function):
 
 
 class Sub(Function):
+    elementwise = True
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.sub)
 
@@ -184,6 +186,7 @@ class Sub(Function):
 
 
 class Mul(Function):
+    elementwise = True
     kernel = staticmethod(operator.mul)
 
     overwrites = (0,)
@@ -207,6 +210,7 @@ class Mul(Function):
 
 
 class Div(Function):
+    elementwise = True
     kernel = staticmethod(operator.truediv)
 
     overwrites = (0,)
@@ -230,6 +234,7 @@ class Div(Function):
 
 
 class Neg(Function):
+    elementwise = True
     _shares_context = True  # its backward reads no saved value
 
     overwrites = (0,)
@@ -465,6 +470,7 @@ class PlainPartial(Function):
 
 
 class Exp(Function):
+    elementwise = True
     overwrites = (0,)
 
     @staticmethod
@@ -481,6 +487,8 @@ class Exp(Function):
 
 
 class Log(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -494,6 +502,7 @@ class Log(Function):
 
 class LogBack(Function):
     """g / a: the backward of Log, differentiable in both."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, g: Any) -> Any:
@@ -508,6 +517,8 @@ class LogBack(Function):
 
 
 class Inv(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -521,6 +532,7 @@ class Inv(Function):
 
 class InvBack(Function):
     """-g / a**2: the backward of Inv, differentiable in both."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, g: Any) -> Any:
@@ -535,6 +547,8 @@ class InvBack(Function):
 
 
 class Sqrt(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         return a.backend.xp.sqrt(a.data)
@@ -574,6 +588,7 @@ class Sigmoid(Function):
     One exp and three new arrays, the division in place; no `where` (a
     select over a random sign pattern costs NumPy about ten times an exp).
     """
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -590,6 +605,7 @@ class Sigmoid(Function):
 
 class SigmoidBack(Function):
     """g * y * (1 - y) for y = sigmoid(x)."""
+    elementwise = True
 
     overwrites = (0, 1)
 
@@ -616,6 +632,7 @@ class SigmoidBack(Function):
 
 
 class Tanh(Function):
+    elementwise = True
     overwrites = (0,)
 
     @staticmethod
@@ -633,6 +650,7 @@ class Tanh(Function):
 
 class TanhBack(Function):
     """g * (1 - y**2) for y = tanh(x)."""
+    elementwise = True
 
     overwrites = (0,)
 
@@ -666,6 +684,7 @@ class ReLU(Function):
     Forward and backward avoid `where`: a select over a random sign pattern
     costs NumPy about ten times `maximum` or a multiply by the mask.
     """
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -681,6 +700,7 @@ class ReLU(Function):
 class ReluBack(Function):
     """g where a > 0, else 0 (g times the mask: a non-finite g where a <= 0
     gives NaN). Its derivative in a is 0 almost everywhere."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, g: Any) -> Any:
@@ -1328,6 +1348,8 @@ class Stack(Function):
 
 # ------------------------------------------ elementwise math and statistics
 class Sin(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -1340,6 +1362,8 @@ class Sin(Function):
 
 
 class Cos(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -1440,6 +1464,8 @@ class Log10(Log2):
 
 
 class Square(Function):
+    elementwise = True
+
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)

@@ -44,6 +44,9 @@ class Backend:
     #: arrays cannot be written in place (JAX): the engine never needs to
     immutable = False
     lazy = False  # True where a value is only computed on demand (Dask): forwards never force it
+    #: a compiled program of elementwise ops runs a cache-sized block of elements at a time
+    #: (`torchlight.blocking`): for a CPU library whose every op passes over whole arrays in memory
+    blocks_elementwise = False
 
     def __init__(self, name: str, xp: Any, device: Any = None) -> None:
         self.name = name

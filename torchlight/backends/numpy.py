@@ -18,6 +18,8 @@ class NumpyBackend(Backend):
         [2.0, 0.0, 1.0]
     """
 
+    blocks_elementwise = True
+
     def __init__(self) -> None:
         import array_api_compat.numpy as xp
 

@@ -1,0 +1,187 @@
+"""Cache blocking of compiled elementwise programs (torchlight/blocking.py).
+
+A blocked replay runs every element through the same ops in the same order as
+eager mode, so its gradients equal eager ones to the bit; only a full sum,
+summed block by block, may round differently. These tests compare with eager
+runs of the same function on arrays big enough to be blocked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlight as tl
+from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
+
+# the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)
+N64 = MIN_BLOCKS * BLOCK_BYTES // 8 + 1001
+N32 = MIN_BLOCKS * BLOCK_BYTES // 4 + 1001
+
+
+def w3(x: tl.Tensor, w: tl.Tensor) -> tl.Tensor:
+    """The benchmark's W3 loss: tanh, sigmoid, exp, products and a sum."""
+    return ((x * w).tanh() * x.sigmoid() + (-x * x).exp()).sum()
+
+
+def leaves(n: int, dtype: type, count: int = 2, seed: int = 0) -> list[tl.Tensor]:
+    rng = np.random.default_rng(seed)
+    return [tl.tensor(rng.standard_normal(n).astype(dtype), requires_grad=True) for _ in range(count)]
+
+
+def grads_of(fn, *args: tl.Tensor, seed: float | None = None) -> tuple[float, list[np.ndarray]]:
+    """fn's value and the gradients of its Tensor arguments (each grad reset first)."""
+    for a in args:
+        a.grad = None
+    out = fn(*args)
+    (out if seed is None else out * seed).backward()
+    return out.item(), [a.grad.numpy().copy() for a in args]
+
+
+def program(compiled: tl.compiler.Compiled):
+    (programs,) = compiled.programs.values()
+    return programs[0]
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float32, N32), (np.float64, N64)])
+def test_blocked_gradients_equal_eager_ones_to_the_bit(dtype: type, n: int) -> None:
+    x, w = leaves(n, dtype)
+    compiled = tl.compile(w3)
+    grads_of(compiled, x, w)  # the recording
+    value, grads = grads_of(compiled, x, w)
+    p = program(compiled)
+    assert all(type(s) is Blocked for s in (p.infer, p.train, p.backward, p.backward_one))
+    eager_value, eager_grads = grads_of(w3, x, w)
+    for g, e in zip(grads, eager_grads):
+        np.testing.assert_array_equal(g, e)
+    assert value == pytest.approx(eager_value, rel=1e-6 if dtype is np.float32 else 1e-13)
+
+
+def test_blocked_loss_matches_a_float64_reference() -> None:
+    x, w = leaves(N32, np.float32)
+    xd, wd = x.numpy().astype(np.float64), w.numpy().astype(np.float64)
+    expected = np.sum(np.tanh(xd * wd) / (1.0 + np.exp(-xd)) + np.exp(-xd * xd))
+    compiled = tl.compile(w3)
+    compiled(x, w)
+    with tl.no_grad():
+        assert compiled(x, w).item() == pytest.approx(expected, rel=1e-5)
+    assert compiled(x, w).item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_a_parameter_from_outside_is_sliced_too() -> None:
+    x, w = leaves(N64, np.float64)
+
+    def loss(x: tl.Tensor) -> tl.Tensor:
+        return ((x * w).tanh() * x.sigmoid()).mean() * 2.0 + 1.0
+
+    compiled = tl.compile(loss)
+    grads_of(compiled, x)
+    w.grad = None
+    _, (gx,) = grads_of(compiled, x)
+    gw = w.grad.numpy().copy()
+    assert type(program(compiled).backward_one) is Blocked
+    w.grad = None
+    _, (ex,) = grads_of(loss, x)
+    np.testing.assert_array_equal(gx, ex)
+    np.testing.assert_array_equal(gw, w.grad.numpy())
+
+
+def test_a_seed_other_than_one_and_a_retained_graph() -> None:
+    x, w = leaves(N64, np.float64)
+    compiled = tl.compile(w3)
+    compiled(x, w)
+    _, grads = grads_of(compiled, x, w, seed=3.0)
+    _, eager = grads_of(w3, x, w, seed=3.0)
+    for g, e in zip(grads, eager):
+        np.testing.assert_array_equal(g, e)
+    _, once = grads_of(w3, x, w)
+    x.grad = w.grad = None
+    out = compiled(x, w)
+    out.backward(retain_graph=True)  # the saved arrays must survive: no gradient is written over them
+    out.backward()
+    for t, e in zip((x, w), once):
+        np.testing.assert_array_equal(t.grad.numpy(), e + e)
+
+
+def test_a_result_of_full_shape_with_a_gradient_of_full_shape() -> None:
+    (x,) = leaves(N64, np.float64, count=1)
+    g = np.random.default_rng(1).standard_normal(N64)
+
+    def f(x: tl.Tensor) -> tl.Tensor:
+        return x.exp() * x - x.tanh()
+
+    compiled = tl.compile(f)
+    compiled(x)
+    x.grad = None
+    seed = tl.tensor(g.copy())
+    compiled(x).backward(seed)
+    assert type(program(compiled).backward) is Blocked
+    np.testing.assert_array_equal(seed.numpy(), g)  # the caller's gradient is read, never written over
+    got = x.grad.numpy().copy()
+    x.grad = None
+    f(x).backward(tl.tensor(g))
+    np.testing.assert_array_equal(got, x.grad.numpy())
+
+
+def test_a_transposed_input_of_two_dimensions() -> None:
+    rng = np.random.default_rng(2)
+    x = tl.tensor(np.asfortranarray(rng.standard_normal((N64 // 1000 + 1, 1000))), requires_grad=True)
+    (w,) = leaves(x.shape[0] * x.shape[1], np.float64, count=1)
+    w = tl.tensor(w.numpy().reshape(x.shape), requires_grad=True)
+    compiled = tl.compile(w3)
+    compiled(x, w)
+    _, grads = grads_of(compiled, x, w)
+    _, eager = grads_of(w3, x, w)
+    assert type(program(compiled).backward_one) is Blocked
+    for g, e in zip(grads, eager):
+        assert g.shape == x.shape
+        np.testing.assert_array_equal(g, e)
+
+
+def test_gradients_share_no_memory_with_inputs_or_each_other() -> None:
+    x, w = leaves(N64, np.float64)
+    before = [x.numpy().copy(), w.numpy().copy()]
+    compiled = tl.compile(w3)
+    compiled(x, w)
+    x.grad = w.grad = None
+    compiled(x, w).backward()
+    np.testing.assert_array_equal(x.numpy(), before[0])
+    np.testing.assert_array_equal(w.numpy(), before[1])
+    arrays = [x.numpy(), w.numpy(), x.grad.numpy(), w.grad.numpy()]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            assert not np.shares_memory(a, b)
+
+
+@pytest.mark.parametrize("n, fn", [
+    (1000, lambda x, w: (x * w).sum()),       # too few elements for a block
+    (N64, lambda x, w: (x * w).max()),        # a reduction other than a full sum
+    (N64, lambda x, w: (x * w).sum(0) * x.sum()),   # ops after the sum that are not 0-d: (N,) * ()
+    (N64, lambda x, w: x @ w),                # not elementwise
+])
+def test_what_is_not_blocked_replays_step_by_step(n: int, fn) -> None:
+    x, w = leaves(n, np.float64)
+    compiled = tl.compile(fn)
+    compiled(x, w)
+    _, grads = grads_of(compiled, x, w)
+    assert type(program(compiled).train) is list  # (x @ w's backward, g * w and g * x, is blocked)
+    _, eager = grads_of(fn, x, w)
+    for g, e in zip(grads, eager):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+
+def test_results_of_earlier_calls_keep_their_values() -> None:
+    """A backward writes its gradients over the saved values of its own call only."""
+    compiled = tl.compile(w3)
+    held = []
+    for seed in range(3):
+        x, w = leaves(N64, np.float64, seed=seed)
+        out = compiled(x, w)
+        out.backward()
+        held.append((x, w, out, out.item(), x.grad, x.grad.numpy().copy(), w.grad.numpy().copy()))
+    for x, w, out, value, gx, gx_copy, gw_copy in held:
+        assert out.item() == value
+        np.testing.assert_array_equal(gx.numpy(), gx_copy)
+        np.testing.assert_array_equal(w.grad.numpy(), gw_copy)
+        _, eager = grads_of(w3, x, w)
+        np.testing.assert_array_equal(eager[0], gx_copy)

@@ -1,0 +1,228 @@
+"""Cache blocking: a compiled list of elementwise steps, replayed a block of elements at a time.
+
+NumPy runs each op over whole arrays: a chain of twenty elementwise ops on
+4,000,000 values streams some forty arrays of 16 MB through memory, and the
+arithmetic waits for it. The same chain run on slices of a few hundred
+kilobytes keeps every intermediate in the CPU's cache; only what outlives
+the steps (what backward reads, the gradients, the result) is written out,
+block by block, into arrays of full size. Each element goes through the same
+ops in the same order, so every value is the same to the bit but one: a full
+sum is the sum of the blocks' sums, which rounds differently from one sum
+over the whole array (as a sum computed with another number of threads does).
+
+`plan` says whether a step list qualifies: its backend says that blocking pays
+(`Backend.blocks_elementwise`: NumPy; not a GPU, whose kernels have no such
+cache to keep, nor a lazy or an immutable library), every value it touches is
+real floating and has one shape (of at least `MIN_BLOCKS` blocks) or none,
+and every step is an elementwise Function (`Function.elementwise`), a
+broadcast of a 0-d value to that shape (a backward's seed), or one sum of a
+whole array, after which only 0-d steps follow (a loss's last arithmetic).
+
+Example:
+    >>> import numpy as np, torchlight as tl
+    >>> x = tl.tensor(np.linspace(-2.0, 2.0, 1_000_000), requires_grad=True)
+    >>> f = tl.compile(lambda x: (x.tanh() * x).sum())
+    >>> f(x).backward()
+    >>> program = f.programs[next(iter(f.programs))][0]
+    >>> type(program.backward_one).__name__
+    'Blocked'
+    >>> bool(np.allclose(x.grad.numpy(), np.tanh(x.numpy()) + x.numpy() / np.cosh(x.numpy()) ** 2))
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from torchlight.autograd import functions as F
+from torchlight.tensor import Tensor
+
+# The bytes of one array's block: the few arrays a step list holds at once stay in a core's cache.
+BLOCK_BYTES = 1 << 20
+# Below this many blocks, the steps' Python work per block outweighs what the cache saves.
+MIN_BLOCKS = 4
+
+
+class Blocked:
+    """The steps of a list that qualifies, and what to slice and to gather around them."""
+
+    __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "shape", "block", "backend",
+                 "dtypes", "length", "outside")
+
+    def __init__(self) -> None:
+        self.loop: list[tuple] = []       # the steps run on each block
+        self.after: list[tuple] = []      # the sum (of the blocks' sums) and the 0-d steps after it
+        self.reads: list[Tensor] = []     # registers read before the steps write them: sliced, or 0-d
+        self.results: list[Tensor] = []   # registers of the full shape that outlive the steps
+        self.reusable: set[Tensor] = set()  # reads that are the program's own: a result may take one's array
+        self.total: Tensor | None = None  # the register the sum reads, if the list sums
+        self.shape: tuple[int, ...] = ()
+        self.block = 0
+        self.backend: Any = None
+        self.dtypes: dict[Tensor, Any] = {}
+        self.length: tuple[int] = (0,)    # the current block's shape (a broadcast seed takes it)
+        self.outside: list[tuple[Tensor, Tensor]] = []  # (register, tensor from outside fn) it reads
+
+    def run(self, run_steps: Callable[[list[tuple]], None], reuse: bool) -> None:
+        """The steps, block by block. With `reuse`, a result may be written over a read array
+        that nothing reads after these steps (a saved value, in a backward that keeps nothing)."""
+        for reg, t in self.outside:
+            reg.data = t.data
+        outer = [(reg, reg.data) for reg in self.reads]
+        try:
+            spare = [data for reg, data in outer if reuse and reg in self.reusable]
+            outs = [(reg, *self._storage(reg, spare)) for reg in self.results]
+            partials = self._run_blocks(run_steps, outer, outs)
+        finally:  # every register read holds its whole array again; no tensor from outside is kept
+            for reg, data in outer:
+                reg.data = data
+            for reg, _ in self.outside:
+                reg.data = None
+        for reg, full, _ in outs:
+            reg.data = full
+        if partials is not None:
+            self.total.data = partials
+            run_steps(self.after)
+
+    def _run_blocks(self, run_steps: Callable[[list[tuple]], None], outer: list[tuple],
+                    outs: list[tuple]) -> Any:
+        """The loop's steps on each block in turn, each result's block copied out; the blocks'
+        sums (None if the steps do not end in a sum)."""
+        xp, shape, block = self.backend.xp, self.shape, self.block
+        size = math.prod(shape)
+        sliced = [(reg, xp.reshape(data, (-1,)) if data.shape == shape else None, data) for reg, data in outer]
+        partials = None if self.total is None else xp.empty((-(-size // block),), dtype=self.dtypes[self.total])
+        for k, start in enumerate(range(0, size, block)):
+            stop = min(start + block, size)
+            self.length = (stop - start,)
+            for reg, flat, data in sliced:
+                reg.data = data if flat is None else flat[start:stop]
+            run_steps(self.loop)
+            for reg, _, flat in outs:
+                flat[start:stop] = reg.data
+            if partials is not None:
+                partials[k] = xp.sum(self.total.data)
+        return partials
+
+    def _storage(self, reg: Tensor, spare: list[Any]) -> tuple[Any, Any]:
+        """A full array for a result and its flat view: a spare read array of its dtype, or a new one."""
+        xp, dtype = self.backend.xp, self.dtypes[reg]
+        for k, data in enumerate(spare):
+            if data.dtype == dtype and self.backend.owns_fresh_memory(data):
+                flat = _flat_view(xp, data)
+                if flat is not None:
+                    del spare[k]
+                    return data, flat
+        full = xp.empty(self.shape, dtype=dtype)
+        return full, xp.reshape(full, (-1,))
+
+    def broadcast(self, ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Any:
+        """BroadcastView's forward in a block: the 0-d value broadcast to the block (a view,
+        which no step overwrites)."""
+        return self.backend.xp.broadcast_to(a.data, self.length)
+
+
+def _flat_view(xp: Any, data: Any) -> Any:
+    try:
+        return xp.reshape(data, (-1,), copy=False)
+    except (ValueError, TypeError, AttributeError):  # not contiguous: a reshape would copy
+        return None
+
+
+def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep: set[Tensor],
+         spare: set[Tensor], meta: dict[Tensor, tuple], backend: Any) -> Blocked | None:
+    """The blocked replay of a step list, or None where it does not qualify (see the module).
+
+    `steps` are the list as built, (Function, forward, ctx, args, writes, register);
+    `finished` the same steps as the program runs them, (forward, ctx, args, register, frees);
+    `keep` the registers that outlive the list; `spare` those whose arrays the program made
+    itself and nothing reads after the list (a backward's saved values, which a backward
+    that keeps nothing may write its gradients over).
+    """
+    if not steps or not getattr(backend, "blocks_elementwise", False):
+        return None
+    if not all(fn in (F.Sum, F.BroadcastView) or getattr(fn, "elementwise", False) for fn, *_ in steps):
+        return None
+    # a tensor from outside fn (a parameter, a constant) is read through a register of the plan's own
+    outside = {a: Tensor._wrap(None, backend) for s in steps for a in s[3] if type(a) is Tensor and a not in registers}
+    meta = {**meta, **{t: (tuple(t.shape), t.dtype) for t in outside}}
+    registers = registers | set(outside)
+    shape = _one_shape(steps, registers, meta, backend)
+    if shape is None:
+        return None
+    block = max(BLOCK_BYTES // max(backend.xp.finfo(meta[r][1]).bits // 8 for r in _used(steps, registers)), 1)
+    if math.prod(shape) < MIN_BLOCKS * block:
+        return None
+    total = _sum_step(steps, registers, meta, shape)
+    if total is False:
+        return None
+    b = Blocked()
+    b.shape, b.block, b.backend = shape, block, backend
+    b.dtypes = {r: meta[r][1] for r in _used(steps, registers)}
+    end = len(steps) if total is None else total
+    b.outside = [(proxy, t) for t, proxy in outside.items()]
+    for k, (forward, ctx, args, out, frees) in enumerate(finished[:end]):
+        args = tuple(outside.get(a, a) if type(a) is Tensor else a for a in args)
+        b.loop.append((b.broadcast if steps[k][0] is F.BroadcastView else forward, ctx, args, out, frees))
+    if total is not None:
+        forward, ctx, (summed, _, _), out, frees = finished[total]
+        b.after = [(forward, ctx, (summed, (0,), False), out, frees), *finished[total + 1:]]
+        b.total = summed
+    written: dict[Tensor, None] = {}
+    reads: dict[Tensor, None] = {}
+    for _, _, _, args, _, target in steps[:end]:
+        for a in args:
+            if type(a) is Tensor and a not in written:
+                reads.setdefault(outside.get(a, a))
+        written.setdefault(target)
+    b.reads = list(reads)
+    b.results = [r for r in written if meta[r][0] == shape and r in keep]
+    b.reusable = {r for r in reads if r in spare and meta[r][0] == shape}
+    return b
+
+
+def _used(steps: list[tuple], registers: set[Tensor]) -> set[Tensor]:
+    used = {s[5] for s in steps}
+    used.update(a for s in steps for a in s[3] if type(a) is Tensor and a in registers)
+    return used
+
+
+def _one_shape(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tuple],
+               backend: Any) -> tuple[int, ...] | None:
+    """The one shape other than () of the registers the steps touch, if they are all real floating."""
+    shape = None
+    for r in _used(steps, registers):
+        s, dtype = meta[r]
+        if not backend.xp.isdtype(dtype, "real floating") or (s != () and shape not in (None, s)):
+            return None
+        shape = shape if s == () else s
+    return shape
+
+
+def _sum_step(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tuple],
+              shape: tuple[int, ...]) -> int | None | bool:
+    """The position of the one full sum (None if there is none), or False if a step does not qualify."""
+    total = None
+    for k, (fn, _, _, args, writes, target) in enumerate(steps):
+        out = meta[target][0]
+        if writes != (target,) or (total is not None and out != ()):
+            return False
+        if fn is F.Sum:
+            summed, dims, keepdim = args
+            if total is not None or keepdim or tuple(dims) != tuple(range(len(shape))) or meta[summed][0] != shape:
+                return False
+            total = k
+        elif fn is F.BroadcastView:
+            if not (type(args[0]) is Tensor and args[0] in registers and meta[args[0]][0] == () and out == shape):
+                return False
+        else:  # elementwise
+            if any(type(a) is not Tensor and not isinstance(a, (bool, int, float)) for a in args):
+                return False
+            tensors = [a for a in args if type(a) is Tensor]
+            if any(a not in registers for a in tensors):
+                return False
+            if out != (shape if any(meta[a][0] == shape for a in tensors) else ()):
+                return False
+    return total
