@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import torchlight as tl
 from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
@@ -35,7 +37,7 @@ def grads_of(fn, *args: tl.Tensor, seed: float | None = None) -> tuple[float, li
         a.grad = None
     out = fn(*args)
     (out if seed is None else out * seed).backward()
-    return out.item(), [a.grad.numpy().copy() for a in args]
+    return out.item(), [None if a.grad is None else a.grad.numpy().copy() for a in args]
 
 
 def program(compiled: tl.compiler.Compiled):
@@ -185,3 +187,64 @@ def test_results_of_earlier_calls_keep_their_values() -> None:
         np.testing.assert_array_equal(w.grad.numpy(), gw_copy)
         _, eager = grads_of(w3, x, w)
         np.testing.assert_array_equal(eager[0], gx_copy)
+
+
+# ------------------------------------------------------- random elementwise programs
+UNARY = {
+    "neg": lambda a: -a, "exp": lambda a: (a * 0.3).exp(), "tanh": lambda a: a.tanh(),
+    "sigmoid": lambda a: a.sigmoid(), "relu": lambda a: a.relu(), "square": lambda a: a * a,
+    "sin": lambda a: a.sin(), "cos": lambda a: a.cos(), "log": lambda a: (a * a + 1.0).log(),
+    "sqrt": lambda a: (a * a + 0.5).sqrt(), "scale": lambda a: a * 0.7 - 0.2,
+}
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+          "div": lambda a, b: a / (b * b + 1.0)}
+FINAL = {"sum": lambda a: a.sum(), "mean": lambda a: a.mean() * 3.0 + 1.0}
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> list[tuple]:
+    """A list of ops over values v0 = x, v1 = w, each op reading earlier values."""
+    ops = []
+    for k in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            ops.append(("u", draw(st.sampled_from(sorted(UNARY))), draw(st.integers(0, k + 1))))
+        else:
+            ops.append(("b", draw(st.sampled_from(sorted(BINARY))), draw(st.integers(0, k + 1)),
+                        draw(st.integers(0, k + 1))))
+    return [*ops, ("f", draw(st.sampled_from(sorted(FINAL))))]
+
+
+def run_program(ops: list[tuple], x: tl.Tensor, w: tl.Tensor) -> tl.Tensor:
+    values = [x, w]
+    for op in ops[:-1]:
+        kind, name, *at = op
+        values.append(UNARY[name](values[at[0]]) if kind == "u" else BINARY[name](values[at[0]], values[at[1]]))
+    return FINAL[ops[-1][1]](values[-1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(ops=programs())
+def test_random_elementwise_programs_blocked_as_replayed_whole(ops: list[tuple]) -> None:
+    """Blocked or not, a compiled program gives the same gradients to the bit (and eager's, to rounding)."""
+    x, w = leaves(N64, np.float64)
+    fn = lambda x, w: run_program(ops, x, w)  # noqa: E731
+    blocked, whole = tl.compile(fn), tl.compile(fn)
+    blocked(x, w)
+    backend = x.backend
+    backend.blocks_elementwise = False  # (an instance attribute, removed below: the class's says True)
+    try:
+        whole(x, w)
+        value, grads = grads_of(whole, x, w)
+    finally:
+        del backend.blocks_elementwise
+    assert type(program(whole).backward_one) is not Blocked
+    assert type(program(blocked).train) is Blocked and type(program(blocked).backward_one) is Blocked
+    got_value, got = grads_of(blocked, x, w)
+    _, eager = grads_of(fn, x, w)
+    assert got_value == pytest.approx(value, rel=1e-12, abs=1e-9)
+    for g, e, h in zip(got, grads, eager):
+        if h is None:  # an argument the program does not read
+            assert g is None and e is None
+            continue
+        np.testing.assert_array_equal(g, e)
+        np.testing.assert_allclose(g, h, rtol=1e-12, atol=1e-12)

@@ -48,8 +48,8 @@ MIN_BLOCKS = 4
 class Blocked:
     """The steps of a list that qualifies, and what to slice and to gather around them."""
 
-    __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "shape", "block", "backend",
-                 "dtypes", "length", "outside")
+    __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "sums", "shape", "block",
+                 "backend", "dtypes", "length", "outside")
 
     def __init__(self) -> None:
         self.loop: list[tuple] = []       # the steps run on each block
@@ -58,6 +58,7 @@ class Blocked:
         self.results: list[Tensor] = []   # registers of the full shape that outlive the steps
         self.reusable: set[Tensor] = set()  # reads that are the program's own: a result may take one's array
         self.total: Tensor | None = None  # the register the sum reads, if the list sums
+        self.sums: Tensor | None = None   # the register of the blocks' sums, which the sum step reads
         self.shape: tuple[int, ...] = ()
         self.block = 0
         self.backend: Any = None
@@ -83,8 +84,11 @@ class Blocked:
         for reg, full, _ in outs:
             reg.data = full
         if partials is not None:
-            self.total.data = partials
-            run_steps(self.after)
+            self.sums.data = partials
+            try:
+                run_steps(self.after)
+            finally:
+                self.sums.data = None
 
     def _run_blocks(self, run_steps: Callable[[list[tuple]], None], outer: list[tuple],
                     outs: list[tuple]) -> Any:
@@ -168,8 +172,8 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
         b.loop.append((b.broadcast if steps[k][0] is F.BroadcastView else forward, ctx, args, out, frees))
     if total is not None:
         forward, ctx, (summed, _, _), out, frees = finished[total]
-        b.after = [(forward, ctx, (summed, (0,), False), out, frees), *finished[total + 1:]]
-        b.total = summed
+        b.total, b.sums = summed, Tensor._wrap(None, backend)  # (what is summed may also be kept: saved)
+        b.after = [(forward, ctx, (b.sums, (0,), False), out, frees), *finished[total + 1:]]
     written: dict[Tensor, None] = {}
     reads: dict[Tensor, None] = {}
     for _, _, _, args, _, target in steps[:end]:
