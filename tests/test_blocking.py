@@ -8,12 +8,16 @@ runs of the same function on arrays big enough to be blocked.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import torchlight as tl
+from torchlight.autograd import functions as F
+from torchlight.autograd.function import Context, Function
 from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
 
 # the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)
@@ -248,3 +252,22 @@ def test_random_elementwise_programs_blocked_as_replayed_whole(ops: list[tuple])
             continue
         np.testing.assert_array_equal(g, e)
         np.testing.assert_allclose(g, h, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------- what `elementwise = True` claims
+ELEMENTWISE = sorted((f for f in vars(F).values() if isinstance(f, type) and issubclass(f, Function)
+                      and f.elementwise), key=lambda f: f.__name__)
+
+
+@pytest.mark.parametrize("fn", ELEMENTWISE, ids=lambda f: f.__name__)
+def test_an_elementwise_function_computes_each_block_as_the_whole_does(fn: type[Function]) -> None:
+    """A block's result is the same slice of the whole array's result, to the bit, and a new array."""
+    arity = len(inspect.signature(fn.forward).parameters) - 1  # (ctx, then the inputs)
+    rng = np.random.default_rng(6)
+    inputs = [tl.tensor(rng.uniform(0.5, 2.0, 3000)) for _ in range(arity)]  # in every op's domain
+    whole = fn.forward(Context(True), *inputs)
+    for start, stop in [(0, 1024), (1024, 2048), (2048, 3000)]:
+        part = [tl.tensor(t.numpy()[start:stop]) for t in inputs]
+        block = fn.forward(Context(True), *part)
+        np.testing.assert_array_equal(np.asarray(block), np.asarray(whole)[start:stop])
+        assert not any(np.shares_memory(np.asarray(block), t.numpy()) for t in part)
