@@ -52,7 +52,7 @@ import numbers
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from typing import Any
 
 import numpy as np
@@ -649,22 +649,21 @@ def _build(rec: _Recorder, out: Tensor, inputs: list[Tensor], wants: list[bool],
     mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
     spare = {s[5] for s in train if getattr(s[0], "elementwise", False)}.intersection(p.saved, mine)
-    p.infer = _finished(p, infer, registers, ({p.output}, set()), mine, meta)
-    p.train = _finished(p, train, registers, ({p.output, *p.saved}, set()), mine, meta)
-    p.backward = _finished(p, backward, registers, (needed, spare), mine, meta)
+    p.infer = _finished(p, infer, registers, {p.output}, mine, meta)
+    p.train = _finished(p, train, registers, {p.output, *p.saved}, mine, meta)
+    p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
     if seed is not None and meta[p.seed][0] == ():
         unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
         reads = set(_reads(unit, registers))
-        p.backward_one = _finished(p, unit, registers, (needed, spare), mine, meta)
+        p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
 
 
-def _finished(p: Program, steps: list[tuple], registers: set[Tensor], keep_spare: tuple[set, set],
-              mine: set[Tensor], meta: dict[Tensor, tuple]) -> list[tuple] | Blocked:
+def _finished(p: Program, steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[tuple] | Blocked:
     """The steps as the program runs them (`_finish`), a block at a time where they qualify
-    (`plan`, given the registers kept after them and those it may write over)."""
-    keep, spare = keep_spare
+    (`plan`; `spare`: the saved values a blocked backward may write its gradients over)."""
     done = _finish(steps, registers, keep, mine, meta)
     return plan(steps, done, registers, keep, spare, meta, p.backend) or done
 
