@@ -207,7 +207,8 @@ FINAL = {"sum": lambda a: a.sum(), "mean": lambda a: a.mean() * 3.0 + 1.0}
 
 @st.composite
 def programs(draw: st.DrawFn) -> list[tuple]:
-    """A list of ops over values v0 = x, v1 = w, each op reading earlier values."""
+    """A list of ops over values v0 = x, v1 = w, each op reading earlier values; the last one
+    sums one of them (maybe x itself)."""
     ops = []
     for k in range(draw(st.integers(1, 6))):
         if draw(st.booleans()):
@@ -215,7 +216,7 @@ def programs(draw: st.DrawFn) -> list[tuple]:
         else:
             ops.append(("b", draw(st.sampled_from(sorted(BINARY))), draw(st.integers(0, k + 1)),
                         draw(st.integers(0, k + 1))))
-    return [*ops, ("f", draw(st.sampled_from(sorted(FINAL))))]
+    return [*ops, ("f", draw(st.sampled_from(sorted(FINAL))), draw(st.integers(0, len(ops) + 1)))]
 
 
 def run_program(ops: list[tuple], x: tl.Tensor, w: tl.Tensor) -> tl.Tensor:
@@ -223,7 +224,7 @@ def run_program(ops: list[tuple], x: tl.Tensor, w: tl.Tensor) -> tl.Tensor:
     for op in ops[:-1]:
         kind, name, *at = op
         values.append(UNARY[name](values[at[0]]) if kind == "u" else BINARY[name](values[at[0]], values[at[1]]))
-    return FINAL[ops[-1][1]](values[-1])
+    return FINAL[ops[-1][1]](values[ops[-1][2]])
 
 
 @settings(max_examples=25, deadline=None)
@@ -271,3 +272,23 @@ def test_an_elementwise_function_computes_each_block_as_the_whole_does(fn: type[
         block = fn.forward(Context(True), *part)
         np.testing.assert_array_equal(np.asarray(block), np.asarray(whole)[start:stop])
         assert not any(np.shares_memory(np.asarray(block), t.numpy()) for t in part)
+
+
+def test_a_module_parameter_and_a_sum_of_a_parameter_alone() -> None:
+    """Parameters (a Tensor subclass) from outside are sliced as any tensor from outside."""
+    rng = np.random.default_rng(7)
+    w = tl.nn.Parameter(tl.tensor(rng.standard_normal(N64)))
+    compiled = tl.compile(lambda s: (w * w).tanh().sum() * s)
+    s = tl.tensor(1.5, requires_grad=True)
+    compiled(s).backward()
+    w.grad = s.grad = None
+    compiled(s).backward()
+    got = w.grad.numpy().copy(), s.grad.item()
+    assert type(program(compiled).train) is Blocked
+    w.grad = s.grad = None
+    ((w * w).tanh().sum() * s).backward()
+    np.testing.assert_array_equal(got[0], w.grad.numpy())
+    assert got[1] == pytest.approx(s.grad.item(), rel=1e-13)
+    alone = tl.compile(lambda s: w.sum() * s)
+    assert alone(s).item() == pytest.approx(w.numpy().sum() * 1.5, rel=1e-12)
+    assert alone(s).item() == pytest.approx(w.numpy().sum() * 1.5, rel=1e-12)

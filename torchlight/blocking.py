@@ -150,7 +150,8 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     if not all(fn in (F.Sum, F.BroadcastView) or getattr(fn, "elementwise", False) for fn, *_ in steps):
         return None
     # a tensor from outside fn (a parameter, a constant) is read through a register of the plan's own
-    outside = {a: Tensor._wrap(None, backend) for s in steps for a in s[3] if type(a) is Tensor and a not in registers}
+    outside = {a: Tensor._wrap(None, backend) for s in steps for a in s[3]
+               if isinstance(a, Tensor) and a not in registers}
     meta = {**meta, **{t: (tuple(t.shape), t.dtype) for t in outside}}
     registers = registers | set(outside)
     shape = _one_shape(steps, registers, meta, backend)
@@ -159,37 +160,45 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     block = max(BLOCK_BYTES // max(backend.xp.finfo(meta[r][1]).bits // 8 for r in _used(steps, registers)), 1)
     if math.prod(shape) < MIN_BLOCKS * block:
         return None
-    total = _sum_step(steps, registers, meta, shape)
+    total = _sum_step(steps, meta, shape)
     if total is False:
         return None
     b = Blocked()
     b.shape, b.block, b.backend = shape, block, backend
     b.dtypes = {r: meta[r][1] for r in _used(steps, registers)}
+    b.dtypes.update((proxy, meta[t][1]) for t, proxy in outside.items())
     end = len(steps) if total is None else total
     b.outside = [(proxy, t) for t, proxy in outside.items()]
     for k, (forward, ctx, args, out, frees) in enumerate(finished[:end]):
-        args = tuple(outside.get(a, a) if type(a) is Tensor else a for a in args)
+        args = tuple(outside.get(a, a) if isinstance(a, Tensor) else a for a in args)
         b.loop.append((b.broadcast if steps[k][0] is F.BroadcastView else forward, ctx, args, out, frees))
     if total is not None:
         forward, ctx, (summed, _, _), out, frees = finished[total]
-        b.total, b.sums = summed, Tensor._wrap(None, backend)  # (what is summed may also be kept: saved)
+        b.total, b.sums = outside.get(summed, summed), Tensor._wrap(None, backend)  # (the summed may be saved too)
         b.after = [(forward, ctx, (b.sums, (0,), False), out, frees), *finished[total + 1:]]
-    written: dict[Tensor, None] = {}
-    reads: dict[Tensor, None] = {}
-    for _, _, _, args, _, target in steps[:end]:
-        for a in args:
-            if type(a) is Tensor and a not in written:
-                reads.setdefault(outside.get(a, a))
-        written.setdefault(target)
-    b.reads = list(reads)
+    reads, written = _reads_and_writes(steps[:end + 1], outside)  # (with the sum: what it reads is sliced)
+    b.reads = reads
     b.results = [r for r in written if meta[r][0] == shape and r in keep]
     b.reusable = {r for r in reads if r in spare and meta[r][0] == shape}
     return b
 
 
+def _reads_and_writes(steps: list[tuple], outside: dict[Tensor, Tensor]) -> tuple[list[Tensor], list[Tensor]]:
+    """The registers the steps read before writing them (a tensor from outside: its register), in
+    order of first read, and the registers they write."""
+    written: dict[Tensor, None] = {}
+    reads: dict[Tensor, None] = {}
+    for _, _, _, args, _, target in steps:
+        for a in args:
+            if isinstance(a, Tensor) and a not in written:
+                reads.setdefault(outside.get(a, a))
+        written.setdefault(target)
+    return list(reads), list(written)
+
+
 def _used(steps: list[tuple], registers: set[Tensor]) -> set[Tensor]:
     used = {s[5] for s in steps}
-    used.update(a for s in steps for a in s[3] if type(a) is Tensor and a in registers)
+    used.update(a for s in steps for a in s[3] if isinstance(a, Tensor) and a in registers)
     return used
 
 
@@ -205,8 +214,7 @@ def _one_shape(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tu
     return shape
 
 
-def _sum_step(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tuple],
-              shape: tuple[int, ...]) -> int | None | bool:
+def _sum_step(steps: list[tuple], meta: dict[Tensor, tuple], shape: tuple[int, ...]) -> int | None | bool:
     """The position of the one full sum (None if there is none), or False if a step does not qualify."""
     total = None
     for k, (fn, _, _, args, writes, target) in enumerate(steps):
@@ -219,14 +227,12 @@ def _sum_step(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tup
                 return False
             total = k
         elif fn is F.BroadcastView:
-            if not (type(args[0]) is Tensor and args[0] in registers and meta[args[0]][0] == () and out == shape):
+            if not (isinstance(args[0], Tensor) and meta[args[0]][0] == () and out == shape):
                 return False
-        else:  # elementwise
-            if any(type(a) is not Tensor and not isinstance(a, (bool, int, float)) for a in args):
+        else:  # elementwise: Tensors (every one a register by now) and numbers
+            if not all(isinstance(a, (Tensor, bool, int, float)) for a in args):
                 return False
-            tensors = [a for a in args if type(a) is Tensor]
-            if any(a not in registers for a in tensors):
-                return False
+            tensors = [a for a in args if isinstance(a, Tensor)]
             if out != (shape if any(meta[a][0] == shape for a in tensors) else ()):
                 return False
     return total
