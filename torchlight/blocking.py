@@ -154,10 +154,13 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
                if isinstance(a, Tensor) and a not in registers}
     meta = {**meta, **{t: (tuple(t.shape), t.dtype) for t in outside}}
     registers = registers | set(outside)
-    shape = _one_shape(steps, registers, meta, backend)
-    if shape is None:
+    used = _used(steps, registers)
+    shape = _one_shape(used, meta)
+    if shape is None or math.prod(shape) < MIN_BLOCKS * BLOCK_BYTES // 8:  # (no dtype has more bytes)
         return None
-    block = max(BLOCK_BYTES // max(backend.xp.finfo(meta[r][1]).bits // 8 for r in _used(steps, registers)), 1)
+    if not all(backend.xp.isdtype(meta[r][1], "real floating") for r in used):
+        return None
+    block = max(BLOCK_BYTES // max(backend.xp.finfo(meta[r][1]).bits // 8 for r in used), 1)
     if math.prod(shape) < MIN_BLOCKS * block:
         return None
     total = _sum_step(steps, meta, shape)
@@ -165,7 +168,7 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
         return None
     b = Blocked()
     b.shape, b.block, b.backend = shape, block, backend
-    b.dtypes = {r: meta[r][1] for r in _used(steps, registers)}
+    b.dtypes = {r: meta[r][1] for r in used}
     b.dtypes.update((proxy, meta[t][1]) for t, proxy in outside.items())
     end = len(steps) if total is None else total
     b.outside = [(proxy, t) for t, proxy in outside.items()]
@@ -202,16 +205,10 @@ def _used(steps: list[tuple], registers: set[Tensor]) -> set[Tensor]:
     return used
 
 
-def _one_shape(steps: list[tuple], registers: set[Tensor], meta: dict[Tensor, tuple],
-               backend: Any) -> tuple[int, ...] | None:
-    """The one shape other than () of the registers the steps touch, if they are all real floating."""
-    shape = None
-    for r in _used(steps, registers):
-        s, dtype = meta[r]
-        if not backend.xp.isdtype(dtype, "real floating") or (s != () and shape not in (None, s)):
-            return None
-        shape = shape if s == () else s
-    return shape
+def _one_shape(used: set[Tensor], meta: dict[Tensor, tuple]) -> tuple[int, ...] | None:
+    """The one shape other than () of the registers the steps touch (None if there are several, or none)."""
+    shapes = {meta[r][0] for r in used} - {()}
+    return next(iter(shapes)) if len(shapes) == 1 else None
 
 
 def _sum_step(steps: list[tuple], meta: dict[Tensor, tuple], shape: tuple[int, ...]) -> int | None | bool:
