@@ -48,21 +48,21 @@ MIN_BLOCKS = 4
 class Blocked:
     """The steps of a list that qualifies, and what to slice and to gather around them."""
 
-    __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "sums", "shape", "block",
-                 "backend", "dtypes", "length", "outside")
+    __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "sums", "sum_dtype", "shape",
+                 "block", "backend", "length", "outside")
 
     def __init__(self) -> None:
         self.loop: list[tuple] = []       # the steps run on each block
         self.after: list[tuple] = []      # the sum (of the blocks' sums) and the 0-d steps after it
         self.reads: list[Tensor] = []     # registers read before the steps write them: sliced, or 0-d
-        self.results: list[Tensor] = []   # registers of the full shape that outlive the steps
+        self.results: list[tuple[Tensor, Any]] = []  # registers of the full shape that outlive the steps, dtypes
         self.reusable: set[Tensor] = set()  # reads that are the program's own: a result may take one's array
         self.total: Tensor | None = None  # the register the sum reads, if the list sums
         self.sums: Tensor | None = None   # the register of the blocks' sums, which the sum step reads
+        self.sum_dtype: Any = None
         self.shape: tuple[int, ...] = ()
         self.block = 0
         self.backend: Any = None
-        self.dtypes: dict[Tensor, Any] = {}
         self.length: tuple[int] = (0,)    # the current block's shape (a broadcast seed takes it)
         self.outside: list[tuple[Tensor, Tensor]] = []  # (register, tensor from outside fn) it reads
 
@@ -74,7 +74,7 @@ class Blocked:
         outer = [(reg, reg.data) for reg in self.reads]
         try:
             spare = [data for reg, data in outer if reuse and reg in self.reusable]
-            outs = [(reg, *self._storage(reg, spare)) for reg in self.results]
+            outs = [(reg, *self._storage(dtype, spare)) for reg, dtype in self.results]
             partials = self._run_blocks(run_steps, outer, outs)
         finally:  # every register read holds its whole array again; no tensor from outside is kept
             for reg, data in outer:
@@ -97,7 +97,7 @@ class Blocked:
         xp, shape, block = self.backend.xp, self.shape, self.block
         size = math.prod(shape)
         sliced = [(reg, xp.reshape(data, (-1,)) if data.shape == shape else None, data) for reg, data in outer]
-        partials = None if self.total is None else xp.empty((-(-size // block),), dtype=self.dtypes[self.total])
+        partials = None if self.total is None else xp.empty((-(-size // block),), dtype=self.sum_dtype)
         for k, start in enumerate(range(0, size, block)):
             stop = min(start + block, size)
             self.length = (stop - start,)
@@ -110,9 +110,10 @@ class Blocked:
                 partials[k] = xp.sum(self.total.data)
         return partials
 
-    def _storage(self, reg: Tensor, spare: list[Any]) -> tuple[Any, Any]:
-        """A full array for a result and its flat view: a spare read array of its dtype, or a new one."""
-        xp, dtype = self.backend.xp, self.dtypes[reg]
+    def _storage(self, dtype: Any, spare: list[Any]) -> tuple[Any, Any]:
+        """A full array for a result of `dtype` and its flat view: a spare read array of that dtype,
+        or a new one."""
+        xp = self.backend.xp
         for k, data in enumerate(spare):
             if data.dtype == dtype and self.backend.owns_fresh_memory(data):
                 flat = _flat_view(xp, data)
@@ -131,7 +132,7 @@ class Blocked:
 def _flat_view(xp: Any, data: Any) -> Any:
     try:
         return xp.reshape(data, (-1,), copy=False)
-    except (ValueError, TypeError, AttributeError):  # not contiguous: a reshape would copy
+    except ValueError:  # not contiguous: a reshape would copy
         return None
 
 
@@ -145,7 +146,7 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     itself and nothing reads after the list (a backward's saved values, which a backward
     that keeps nothing may write its gradients over).
     """
-    if not steps or not getattr(backend, "blocks_elementwise", False):
+    if not steps or not backend.blocks_elementwise:
         return None
     if not all(fn in (F.Sum, F.BroadcastView) or getattr(fn, "elementwise", False) for fn, *_ in steps):
         return None
@@ -153,12 +154,9 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     outside = {a: Tensor._wrap(None, backend) for s in steps for a in s[3]
                if isinstance(a, Tensor) and a not in registers}
     meta = {**meta, **{t: (tuple(t.shape), t.dtype) for t in outside}}
-    registers = registers | set(outside)
-    used = _used(steps, registers)
+    used = _used(steps)
     shape = _one_shape(used, meta)
-    if shape is None or math.prod(shape) < MIN_BLOCKS * BLOCK_BYTES // 8:  # (no dtype has more bytes)
-        return None
-    if not all(backend.xp.isdtype(meta[r][1], "real floating") for r in used):
+    if shape is None or not all(backend.xp.isdtype(meta[r][1], "real floating") for r in used):
         return None
     block = max(BLOCK_BYTES // max(backend.xp.finfo(meta[r][1]).bits // 8 for r in used), 1)
     if math.prod(shape) < MIN_BLOCKS * block:
@@ -168,8 +166,6 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
         return None
     b = Blocked()
     b.shape, b.block, b.backend = shape, block, backend
-    b.dtypes = {r: meta[r][1] for r in used}
-    b.dtypes.update((proxy, meta[t][1]) for t, proxy in outside.items())
     end = len(steps) if total is None else total
     b.outside = [(proxy, t) for t, proxy in outside.items()]
     for k, (forward, ctx, args, out, frees) in enumerate(finished[:end]):
@@ -178,10 +174,11 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     if total is not None:
         forward, ctx, (summed, _, _), out, frees = finished[total]
         b.total, b.sums = outside.get(summed, summed), Tensor._wrap(None, backend)  # (the summed may be saved too)
+        b.sum_dtype = meta[summed][1]
         b.after = [(forward, ctx, (b.sums, (0,), False), out, frees), *finished[total + 1:]]
     reads, written = _reads_and_writes(steps[:end + 1], outside)  # (with the sum: what it reads is sliced)
     b.reads = reads
-    b.results = [r for r in written if meta[r][0] == shape and r in keep]
+    b.results = [(r, meta[r][1]) for r in written if meta[r][0] == shape and r in keep]
     b.reusable = {r for r in reads if r in spare and meta[r][0] == shape}
     return b
 
@@ -199,10 +196,9 @@ def _reads_and_writes(steps: list[tuple], outside: dict[Tensor, Tensor]) -> tupl
     return list(reads), list(written)
 
 
-def _used(steps: list[tuple], registers: set[Tensor]) -> set[Tensor]:
-    used = {s[5] for s in steps}
-    used.update(a for s in steps for a in s[3] if isinstance(a, Tensor) and a in registers)
-    return used
+def _used(steps: list[tuple]) -> set[Tensor]:
+    """The tensors the steps read or write: registers, and tensors from outside fn."""
+    return {s[5] for s in steps} | {a for s in steps for a in s[3] if isinstance(a, Tensor)}
 
 
 def _one_shape(used: set[Tensor], meta: dict[Tensor, tuple]) -> tuple[int, ...] | None:
