@@ -55,7 +55,7 @@ from bench.workloads import (
     w5_chain,
 )
 from torchlight.autograd import functions as F
-from torchlight.autograd.function import History
+from torchlight.engine import History
 
 #: NumPy's own work for each W1 op kind on the Tensors' arrays (sigmoid: torchlight's own forward kernel)
 W1_KERNELS: dict[str, Callable[[Any, Any, Any], Any]] = {

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import torchlight as tl
 from torchlight.autograd import functions as F
-from torchlight.autograd.function import Context, Function
+from torchlight.engine import Context, Function
 from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
 
 # the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)

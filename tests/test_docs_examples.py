@@ -19,7 +19,7 @@ from torchlight import scalar
 
 CORE_MODULES = [
     "torchlight", "torchlight.tensor", "torchlight.creation", "torchlight.grad_mode", "torchlight.autograd",
-    "torchlight.autograd.function", "torchlight.autograd.engine", "torchlight.autograd.functions",
+    "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable", "torchlight.autograd.functions",
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compiler", "torchlight.blocking",
 ]
 

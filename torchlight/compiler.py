@@ -59,10 +59,10 @@ import numpy as np
 
 from torchlight import backends as _backends
 from torchlight import grad_mode
-from torchlight.autograd import function as _function
+from torchlight.engine import function as _function
 from torchlight.autograd import functions as F
-from torchlight.autograd.engine import _feeding, topological_sort
-from torchlight.autograd.function import Context, Function, History
+from torchlight.engine.graph import _feeding, topological_sort
+from torchlight.engine import Context, Function, History
 from torchlight.blocking import Blocked, plan
 from torchlight.nn.module import Module
 from torchlight.tensor import _NUMBERS, Tensor
@@ -816,6 +816,7 @@ def _opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> 
         if fn._keeps_output:
             ctx._output_data = data
             ctx._history_ref = weakref.ref(node)
+            ctx._maker = Tensor
         p.opaque.append(node)
         return data
 

@@ -45,7 +45,7 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.autograd import functions as F
-from torchlight.autograd.engine import topological_sort
+from torchlight.engine import topological_sort
 from torchlight.autograd.functional import grad as autograd_grad
 from torchlight.tensor import Tensor
 

@@ -33,8 +33,7 @@ from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
-from torchlight.autograd.engine import topological_sort
-from torchlight.autograd.function import History
+from torchlight.engine import History, topological_sort
 
 _new = object.__new__
 _inf = math.inf

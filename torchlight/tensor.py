@@ -7,27 +7,42 @@ Example:
     >>> y.backward()
     >>> x.grad.tolist()
     [4.0, 6.0]
+
+The class itself holds construction, properties, conversions and the
+engine's hooks; its ops come from `torchlight.ops`, one method mixin per
+category (`ArithmeticMethods`, `ReductionsMethods`, ...), each beside the
+Functions its methods call.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import numbers
 import operator
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from torchlight import grad_mode
-from torchlight.autograd import function as _function
-from torchlight.autograd import functions as F
-from torchlight.autograd.engine import run_backward
-from torchlight.autograd.function import record_pair
-from torchlight.autograd.functions import broadcast_shapes
-from torchlight.backends import Backend, BackendError
+from torchlight.backends import Backend
+from torchlight.backends.checks import check_same_backend
+from torchlight.engine import WRITES, Variable, run_backward
+from torchlight.ops.activations import ActivationsMethods
+from torchlight.ops.arithmetic import ArithmeticMethods
+from torchlight.ops.common import _int_side
+from torchlight.ops.comparisons import ComparisonsMethods
+from torchlight.ops.copies import Clone, CopiesMethods
+from torchlight.ops.elementwise import ElementwiseMethods
+from torchlight.ops.indexing import IndexingMethods
+from torchlight.ops.linear_algebra import LinearAlgebraMethods
+from torchlight.ops.reductions import ReductionsMethods
+from torchlight.ops.scalar_map import ScalarMapMethods
+from torchlight.ops.shapes import ShapesMethods
+from torchlight.ops.trigonometric import TrigonometricMethods
+
+__all__ = ["Tensor", "check_same_backend"]
 
 NOT_A_LEAF = (
     "The .grad of a non-leaf Tensor is not kept: only leaves (tensors made by the user, "
@@ -40,21 +55,6 @@ LEAVES_GRAPH = (
     "Tensor's own ops (x.exp(), x.sum(), tl.where, tl.stack for a list of tensors, ...) to stay "
     "differentiable, or x.detach() for the values"
 )
-
-
-def check_same_backend(op: str, a: Tensor, b: Tensor) -> None:
-    """Raise when two tensors of one op live in different libraries or devices."""
-    if a.backend is not b.backend:
-        raise BackendError(
-            f"{op}: tensors on two backends, {a.backend.name!r} and {b.backend.name!r}; "
-            f"move one with .to(backend={a.backend.name!r}) first"
-        )
-    da, db = a.device, b.device
-    if da != db:
-        raise BackendError(
-            f"{op}: tensors on two devices, {da} and {db} (backend {a.backend.name!r}); "
-            f"move one with .to(device=...) first"
-        )
 
 
 _NUMBERS: dict[tuple, Any] = {}
@@ -81,93 +81,9 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
     return tensor
 
 
-_INT_RANGES: dict[tuple, tuple[int, int]] = {}
-
-# what each comparison says of every element when the number is above the dtype's range
-_ABOVE_RANGE = {"__lt__": True, "__le__": True, "__ne__": True, "__gt__": False, "__ge__": False, "__eq__": False}
-
-
-def _int_side(backend: Backend, dtype: Any, value: int) -> int:
-    """1 if the Python int `value` is above the range of the integer `dtype`, -1 below, 0 inside."""
-    key = (backend, dtype)
-    bounds = _INT_RANGES.get(key)
-    if bounds is None:
-        info = backend.xp.iinfo(dtype)
-        bounds = _INT_RANGES[key] = (int(info.min), int(info.max))
-    return 1 if value > bounds[1] else -1 if value < bounds[0] else 0
-
-
-def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
-    """The Tensor operator applying `fn` to (self, other), or to (other, self) when `reverse`.
-
-    A number or an array on the other side is lifted to a Tensor of this
-    backend first; a shape mismatch is a ValueError naming the op and both
-    shapes, raised in place of the library's own error (the shapes are
-    looked at only then: on the way through they cost a small op a tenth
-    of its time). When nothing is recorded (no_grad, a backward without
-    create_graph, constants) and `fn` has an array `kernel`, the operator
-    calls it directly: the same result as `fn.apply`, without its
-    bookkeeping (half the cost of a small `g * y` in a backward).
-    """
-    kernel = getattr(fn, "kernel", None)
-    state = grad_mode._state
-
-    def operator(self: Tensor, other: Any) -> Tensor:
-        if type(other) is not Tensor:
-            other = self._lift(other)
-        a, b = (other, self) if reverse else (self, other)
-        backend = a.backend
-        try:
-            if b.backend is backend and not backend.multi_device:
-                if state.enabled and (a.requires_grad or b.requires_grad):
-                    return record_pair(fn, a, b)
-                if kernel is not None:
-                    return Tensor._wrap(kernel(a.data, b.data), backend)
-            return fn.apply(a, b)
-        except Exception:
-            _explain_shapes(fn.__name__, a, b)
-            raise
-
-    return operator
-
-
-def _update_in_place(op: Callable[[Tensor, Any], Tensor], symbol: str) -> Callable[[Tensor, Any], Tensor]:
-    """`x op= y`: a parameter (a leaf that requires grad) is updated, any other tensor rebound.
-
-    `with tl.no_grad(): w -= lr * w.grad` keeps `w` the same leaf with its
-    new values, as in PyTorch: its array is replaced (as an optimizer's step
-    does), never written into, so no array an earlier op kept changes. With
-    grad mode on, updating such a leaf raises, as in PyTorch, and so does a
-    backward that needs its old values (`Context.saved_tensors`). On any other
-    tensor `x op= y` is `x = x op y`: a new tensor, recorded as usual.
-    """
-
-    def update(self: Tensor, other: Any) -> Tensor:
-        if self.history is not None or not self.requires_grad:
-            return op(self, other)
-        if grad_mode._state.enabled:
-            raise RuntimeError(f"{symbol}: a leaf tensor that requires grad cannot be updated in place while "
-                               "grad mode is on (the update would join the graph); do it under "
-                               "`with tl.no_grad():`, or with an optimizer from tl.optim")
-        result = op(self, other)
-        if result.shape != self.shape:
-            raise ValueError(f"{symbol}: the result has shape {result.shape}, but the tensor updated in "
-                             f"place has shape {self.shape} and keeps it")
-        self._replace_data(result.data if result.dtype == self.dtype else result.astype(self.dtype).data)
-        return self
-
-    return update
-
-
-def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
-    """After an op of `a` and `b` failed: the ValueError naming `op` and both shapes, if they do not broadcast."""
-    try:
-        broadcast_shapes(op, a.shape, b.shape)
-    except ValueError as clear:
-        raise clear from None
-
-
-class Tensor:
+class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods, TrigonometricMethods,
+             ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods, CopiesMethods, ScalarMapMethods,
+             Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
     Make tensors with `tl.tensor(...)` or the factories; ops return new
@@ -315,7 +231,7 @@ class Tensor:
         that it is the caller's seed), so it is copied rather than kept.
         """
         if d.requires_grad:  # history, or a seed requiring grad: create_graph keeps the link
-            d = F.Clone.apply(d)
+            d = Clone.apply(d)
         elif shared or not self.backend.owns_fresh_memory(d.data):
             d = Tensor._wrap(self.backend.copy(d.data), self.backend)
         else:
@@ -379,17 +295,13 @@ class Tensor:
         new values (see `Context.saved_tensors`). Assigning `t.data` directly
         skips that check, as in PyTorch.
         """
-        _function.WRITES[0] += 1
-        self._replaced_at = _function.WRITES[0]
+        WRITES[0] += 1
+        self._replaced_at = WRITES[0]
         self.data = array
 
     def detach(self) -> Tensor:
         """The same data (no copy) without history or grad."""
         return Tensor._wrap(self.data, self.backend)
-
-    def clone(self) -> Tensor:
-        """A copy of the data that stays in the graph."""
-        return F.Clone.apply(self)
 
     def zero_grad_(self) -> Tensor:
         """Set `.grad` to zeros in place (allocating it if there is none yet).
@@ -455,23 +367,6 @@ class Tensor:
 
     def __dlpack_device__(self) -> Any:
         return self._exported().__dlpack_device__()
-
-    def to(self, backend: str | Backend | None = None, device: Any = None) -> Tensor:
-        """This tensor on another backend and/or device, differentiable. A copy,
-        except between CPU libraries, where DLPack shares the memory."""
-        from torchlight.backends import get
-
-        target = self.backend if backend is None else get(backend)
-        device = target.resolve_device(device)
-        if target is self.backend and (device is None or device == self.device):
-            return self
-        return F.To.apply(self, target, device)
-
-    def astype(self, dtype: Any) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes;
-        a cast to an integer or boolean dtype has no gradient, as PyTorch)."""
-        out = F.AsType.apply(self, self.backend.resolve_dtype(dtype))
-        return out if not out.requires_grad or self.backend.is_floating(out.dtype) else out.detach()
 
     def __repr__(self) -> str:
         if self.backend.name == "cupy":
@@ -591,651 +486,6 @@ class Tensor:
             self.backend.xp.full(tuple(shape), value, dtype=self.dtype, device=self.device), self.backend
         )
 
-    # -------------------------------------------------------------- operators
-    # (made by `_operator`: one frame per `a * b` rather than a method calling a helper)
-    __add__ = _operator(F.Add)
-    __radd__ = _operator(F.Add, reverse=True)
-    __sub__ = _operator(F.Sub)
-    __rsub__ = _operator(F.Sub, reverse=True)
-    __mul__ = _operator(F.Mul)
-    __rmul__ = _operator(F.Mul, reverse=True)
-    __truediv__ = _operator(F.Div)
-    __rtruediv__ = _operator(F.Div, reverse=True)
-    __rpow__ = _operator(F.Pow, reverse=True)
-    # `//` and `%` as Python, NumPy and PyTorch: floor division, and the remainder with the sign of
-    # the divisor; `//` is a step function (gradient 0), `%` has d/da = 1, d/db = -(a // b)
-    __floordiv__ = _operator(F.FloorDivide)
-    __rfloordiv__ = _operator(F.FloorDivide, reverse=True)
-    __mod__ = _operator(F.Remainder)
-    __rmod__ = _operator(F.Remainder, reverse=True)
-    # `w -= lr * w.grad`: see `_update_in_place`
-    __iadd__ = _update_in_place(__add__, "+=")
-    __isub__ = _update_in_place(__sub__, "-=")
-    __imul__ = _update_in_place(__mul__, "*=")
-    __itruediv__ = _update_in_place(__truediv__, "/=")
-
-    def __pow__(self, exponent: Any) -> Tensor:
-        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
-            if type(exponent) is not int and type(exponent) is not float:  # np.float64 ** a float32 array
-                exponent = float(exponent)  # would be float64: a Python float keeps the tensor's dtype
-            return F.Pow.apply(self, exponent)
-        return _power(self, exponent)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return F.matmul(self, self._lift(other))
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return F.matmul(self._lift(other), self)
-
-    def __neg__(self) -> Tensor:
-        return F.Neg.apply(self)
-
-    def __pos__(self) -> Tensor:
-        return self
-
-    def __abs__(self) -> Tensor:
-        return F.Abs.apply(self)
-
-    def _compare(self, op: str, other: Any) -> Tensor:
-        if type(other) is int and op in _ABOVE_RANGE and not self.backend.is_floating(self.dtype) \
-                and not self.backend.xp.isdtype(self.dtype, "bool"):
-            side = _int_side(self.backend, self.dtype, other)
-            if side:  # a number beyond the dtype compares by value, as NumPy 2 (`uint8_x > -1` is all True)
-                answer = _ABOVE_RANGE[op] if side > 0 else op in ("__gt__", "__ge__", "__ne__")
-                return Tensor._wrap(self.backend.xp.full(self.shape, answer, dtype=self.backend.xp.bool,
-                                                         device=self.device), self.backend)
-        other = self._lift(other)
-        check_same_backend(op, self, other)
-        if self.data.shape != other.data.shape:
-            broadcast_shapes(op, self.shape, other.shape)
-        return Tensor._wrap(getattr(self.data, op)(other.data), self.backend)
-
-    def __lt__(self, other: Any) -> Tensor:
-        return self._compare("__lt__", other)
-
-    def __le__(self, other: Any) -> Tensor:
-        return self._compare("__le__", other)
-
-    def __gt__(self, other: Any) -> Tensor:
-        return self._compare("__gt__", other)
-
-    def __ge__(self, other: Any) -> Tensor:
-        return self._compare("__ge__", other)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare("__eq__", other)
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return self._compare("__ne__", other)
-
-    # `&`, `|`, `^`, `~`: masks combined as in NumPy and PyTorch ((x > 0) & (x < 1)); boolean or
-    # integer tensors only (the library refuses floats), no gradient, like the comparisons
-    def __and__(self, other: Any) -> Tensor:
-        return self._compare("__and__", other)
-
-    def __rand__(self, other: Any) -> Tensor:
-        return self._lift(other)._compare("__and__", self)
-
-    def __or__(self, other: Any) -> Tensor:
-        return self._compare("__or__", other)
-
-    def __ror__(self, other: Any) -> Tensor:
-        return self._lift(other)._compare("__or__", self)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return self._compare("__xor__", other)
-
-    def __rxor__(self, other: Any) -> Tensor:
-        return self._lift(other)._compare("__xor__", self)
-
-    def __invert__(self) -> Tensor:
-        return Tensor._wrap(~self.data, self.backend)
-
-    def __getitem__(self, key: Any) -> Tensor:
-        return F.Gather.apply(self, F.index_key(key, self))
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        """Refused with the functional way to write it: ops make new tensors, never change one."""
-        raise TypeError(
-            "Tensor does not support item assignment (x[key] = value): torchlight's ops return new "
-            "tensors and never write into one, so every saved value stays right for backward. Write "
-            "it as a new tensor instead: tl.where(mask, value, x) for a mask (x == 0, x > 1, ...), "
-            "or tl.cat / tl.stack of the pieces"
-        )
-
-    # ---------------------------------------------------------------- methods
-    def abs(self) -> Tensor:
-        """|x|; the gradient at 0 is 0 (as PyTorch)."""
-        return F.Abs.apply(self)
-
-    def neg(self) -> Tensor:
-        return F.Neg.apply(self)
-
-    def exp(self) -> Tensor:
-        return F.Exp.apply(self)
-
-    def log(self) -> Tensor:
-        """Natural log; log(0) is -inf and its gradient inf, as NumPy."""
-        return F.Log.apply(self)
-
-    def sigmoid(self) -> Tensor:
-        return F.Sigmoid.apply(self)
-
-    def relu(self) -> Tensor:
-        """max(x, 0); the gradient at 0 is 0 (as PyTorch)."""
-        return F.ReLU.apply(self)
-
-    def tanh(self) -> Tensor:
-        return F.Tanh.apply(self)
-
-    def sqrt(self) -> Tensor:
-        return F.Sqrt.apply(self)
-
-    def inv(self) -> Tensor:
-        """1 / x."""
-        return F.Inv.apply(self)
-
-    def sin(self) -> Tensor:
-        return F.Sin.apply(self)
-
-    def cos(self) -> Tensor:
-        return F.Cos.apply(self)
-
-    def tan(self) -> Tensor:
-        return F.Tan.apply(self)
-
-    def sinh(self) -> Tensor:
-        return F.Sinh.apply(self)
-
-    def cosh(self) -> Tensor:
-        return F.Cosh.apply(self)
-
-    def asin(self) -> Tensor:
-        """arcsin, on [-1, 1] (NaN outside, as NumPy); `arcsin` is the same method."""
-        return F.Asin.apply(self)
-
-    def acos(self) -> Tensor:
-        """arccos, on [-1, 1] (NaN outside, as NumPy); `arccos` is the same method."""
-        return F.Acos.apply(self)
-
-    def atan(self) -> Tensor:
-        """arctan; `arctan` is the same method."""
-        return F.Atan.apply(self)
-
-    def asinh(self) -> Tensor:
-        """The inverse hyperbolic sine; `arcsinh` is the same method."""
-        return F.Asinh.apply(self)
-
-    def acosh(self) -> Tensor:
-        """The inverse hyperbolic cosine, for x >= 1; `arccosh` is the same method."""
-        return F.Acosh.apply(self)
-
-    def atanh(self) -> Tensor:
-        """The inverse hyperbolic tangent, on (-1, 1); `arctanh` is the same method."""
-        return F.Atanh.apply(self)
-
-    arcsin, arccos, arctan = asin, acos, atan
-    arcsinh, arccosh, arctanh = asinh, acosh, atanh
-
-    def log1p(self) -> Tensor:
-        """log(1 + x), accurate where |x| is small."""
-        return F.Log1p.apply(self)
-
-    def expm1(self) -> Tensor:
-        """exp(x) - 1, accurate where |x| is small."""
-        return F.Expm1.apply(self)
-
-    def log2(self) -> Tensor:
-        return F.Log2.apply(self)
-
-    def log10(self) -> Tensor:
-        return F.Log10.apply(self)
-
-    def square(self) -> Tensor:
-        return F.Square.apply(self)
-
-    def sign(self) -> Tensor:
-        """-1, 0 or 1 by the sign of each element; the gradient is 0 everywhere (as PyTorch)."""
-        return F.PiecewiseConstant.apply(self, "sign")
-
-    def floor(self) -> Tensor:
-        """Rounded down; the gradient is 0 everywhere (as PyTorch); an integer tensor stays as it is."""
-        return F.PiecewiseConstant.apply(self, "floor")
-
-    def ceil(self) -> Tensor:
-        """Rounded up; the gradient is 0 everywhere (as PyTorch)."""
-        return F.PiecewiseConstant.apply(self, "ceil")
-
-    def round(self) -> Tensor:
-        """Rounded to the nearest integer, halves to even (as NumPy and PyTorch); the gradient is 0."""
-        return F.PiecewiseConstant.apply(self, "round")
-
-    def trunc(self) -> Tensor:
-        """Rounded toward zero; the gradient is 0 everywhere (as PyTorch)."""
-        return F.PiecewiseConstant.apply(self, "trunc")
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        """Each element limited to [min, max]; either bound None, a number or a Tensor (broadcasting).
-
-        The gradient is 1 where min <= x <= max, the bounds included, and 0
-        where the value was clamped (PyTorch's convention; a Tensor bound gets
-        the gradient where it is the result). With min > max every element is max.
-
-        Example:
-            >>> import torchlight as tl
-            >>> x = tl.tensor([-2.0, 0.5, 3.0], requires_grad=True)
-            >>> x.clamp(-1.0, 1.0).sum().backward()
-            >>> x.grad.tolist()
-            [0.0, 1.0, 0.0]
-        """
-        if min is None and max is None:
-            raise ValueError("clamp: give at least one of min and max")
-        lo, hi = _clamp_bound(self, min, below=True), _clamp_bound(self, max, below=False)
-        for bound in (lo, hi):
-            if isinstance(bound, Tensor):
-                check_same_backend("clamp", self, bound)
-                broadcast_shapes("clamp", self.shape, bound.shape)
-        return F.Clamp.apply(self, lo, hi)
-
-    clip = clamp
-
-    def maximum(self, other: Any) -> Tensor:
-        """The elementwise maximum with `other`: `tl.maximum(self, other)`."""
-        return _ops.maximum(self, other)
-
-    def minimum(self, other: Any) -> Tensor:
-        """The elementwise minimum with `other`: `tl.minimum(self, other)`."""
-        return _ops.minimum(self, other)
-
-    def atan2(self, other: Any) -> Tensor:
-        """The angle of the point (other, self): `tl.atan2(self, other)`; `arctan2` is the same method."""
-        return _ops.atan2(self, other)
-
-    arctan2 = atan2
-
-    def logaddexp(self, other: Any) -> Tensor:
-        """log(exp(self) + exp(other)) without overflow: `tl.logaddexp(self, other)`."""
-        return _ops.logaddexp(self, other)
-
-    def where(self, condition: Any, other: Any) -> Tensor:
-        """This tensor where `condition` holds, else `other`: `tl.where(condition, self, other)`."""
-        return _ops.where(condition, self, other)
-
-    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        return F.Sum.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
-
-    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The mean over `dim` (all dims when None); an integer tensor's mean is a float (as NumPy)."""
-        dims = F.normalize_dims(dim, self.ndim)
-        count = math.prod(self.shape[d] for d in dims)
-        return F.Sum.apply(_floating(self), dims, keepdim) * F.mean_scale(count)
-
-    def var(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
-            correction: float = 1) -> Tensor:
-        """The variance over `dim` (all dims when None): sum((x - mean)**2) / (N - correction).
-
-        `correction=1` (the default, as PyTorch) is the unbiased estimate,
-        `correction=0` NumPy's default. `keepdim` and `correction` are
-        keyword-only: PyTorch's positional `var(dim, unbiased)` would
-        otherwise be read silently as `keepdim`. With N - correction <= 0 the
-        result and its gradient are NaN (as PyTorch, without its warning). An
-        integer tensor's variance is a float, as its mean (NumPy; PyTorch raises).
-
-        Example:
-            >>> import torchlight as tl
-            >>> x = tl.tensor([1.0, 2.0, 4.0], requires_grad=True)
-            >>> x.var(correction=0).backward()
-            >>> round(float(x.var()), 4), [round(v, 4) for v in x.grad.tolist()]
-            (2.3333, [-0.8889, -0.2222, 1.1111])
-        """
-        return F.Var.apply(_floating(self), F.normalize_dims(dim, self.ndim), keepdim, correction)
-
-    def prod(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The product over `dim` (all dims when None); the gradient is right with zeros in the input.
-
-        Example:
-            >>> import torchlight as tl
-            >>> x = tl.tensor([2.0, 0.0, 3.0], requires_grad=True)
-            >>> x.prod().backward()
-            >>> x.grad.tolist()
-            [0.0, 6.0, 0.0]
-        """
-        return F.Prod.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
-
-    def std(self, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
-            correction: float = 1) -> Tensor:
-        """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
-        equal (std 0) the gradient is 0, as PyTorch; an integer tensor's std is a float, as var's."""
-        return F.Std.apply(_floating(self), F.normalize_dims(dim, self.ndim), keepdim, correction)
-
-    def logsumexp(self, dim: int | Sequence[int] | None, keepdim: bool = False) -> Tensor:
-        """log(sum(exp(x))) over `dim` (None: all dims), shifted by the max so that it does not overflow.
-
-        `dim` is required, as in PyTorch; `torchlight.nn.functional.logsumexp` calls this.
-
-        Example:
-            >>> import torchlight as tl
-            >>> round(tl.tensor([1000.0, 1000.0]).logsumexp(0).item(), 4)    # 1000 + log 2
-            1000.6931
-        """
-        _check_floating("logsumexp", self)
-        return F.LogSumExp.apply(self, F.normalize_dims(dim, self.ndim), keepdim)
-
-    def norm(self, p: float | str = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The vector p-norm over `dim` (None: all elements, flattened): sum(|x|**p)**(1/p).
-
-        `p` is 2 (the default; "fro" is the same), 1, `math.inf` (max |x|),
-        `-math.inf` (min |x|) or any other positive number. Where x is 0 the
-        gradient is 0, also for p = 2 at an all-zero vector (PyTorch's
-        convention); ties of the inf norms split the gradient evenly (as max).
-
-        Example:
-            >>> import math
-            >>> import torchlight as tl
-            >>> x = tl.tensor([[3.0, -4.0], [0.0, 0.0]], requires_grad=True)
-            >>> x.norm(dim=1).sum().backward()
-            >>> [[round(v, 4) for v in row] for row in x.grad.tolist()], x.norm(p=math.inf).item()
-            ([[0.6, -0.8], [0.0, 0.0]], 4.0)
-        """
-        p = _norm_order(p)
-        _check_floating("norm", self)
-        dims = F.normalize_dims(dim, self.ndim)
-        if p == 1:
-            return self.abs().sum(dims, keepdim)
-        if math.isinf(p):
-            if any(self.shape[d] == 0 for d in dims):
-                raise ValueError(f"norm: the {p} norm of an empty dimension of a tensor of shape {self.shape} "
-                                 "is undefined (max and min have no identity)")
-            return self.abs().max(dims, keepdim) if p > 0 else self.abs().min(dims, keepdim)
-        return F.Norm.apply(self, p, dims, keepdim)
-
-    def max(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The maximum values (ties share the gradient evenly); see argmax. Reducing
-        an empty dimension raises ValueError (no identity), as NumPy and PyTorch."""
-        return F.Max.apply(self, _extreme_dims("max", self, dim), keepdim)
-
-    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Indices of the maxima (no gradient); an empty dimension raises ValueError, as max."""
-        _extreme_dims("argmax", self, dim)
-        return Tensor._wrap(self.backend.xp.argmax(self.data, axis=dim, keepdims=keepdim), self.backend)
-
-    def min(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The minimum values (ties share the gradient evenly, as in max); see argmin."""
-        return F.Min.apply(self, _extreme_dims("min", self, dim), keepdim)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Indices of the minima (no gradient); an empty dimension raises ValueError, as min."""
-        _extreme_dims("argmin", self, dim)
-        return Tensor._wrap(self.backend.xp.argmin(self.data, axis=dim, keepdims=keepdim), self.backend)
-
-    def cumsum(self, dim: int) -> Tensor:
-        """The running sum along `dim` (the array API's `cumulative_sum`); a 0-d tensor stays as it is."""
-        axis = _one_dim("cumsum", self, dim)
-        if self.ndim == 0:
-            return self.clone()
-        return F.Cumsum.apply(self, axis)
-
-    def permute(self, *dims: int) -> Tensor:
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
-        axes = tuple(d % self.ndim for d in dims) if self.ndim else tuple(dims)
-        if sorted(axes) != list(range(self.ndim)) or any(not -max(self.ndim, 1) <= d < max(self.ndim, 1)
-                                                         for d in dims):
-            raise ValueError(f"permute: dims {tuple(dims)} are not a permutation of the dimensions "
-                             f"of a tensor of shape {self.shape}")
-        return F.Permute.apply(self, axes)
-
-    def transpose(self, dim0: int | None = None, dim1: int | None = None) -> Tensor:
-        """Swap two dimensions (a 0-d tensor accepts dims 0 and -1, as PyTorch); with no dims,
-        reverse them all, as NumPy's `x.transpose()` (`x.T`; PyTorch requires the two dims)."""
-        if dim0 is None and dim1 is None:
-            return self.T
-        if dim0 is None or dim1 is None:
-            raise TypeError("transpose: give the two dims to swap, or none to reverse them all (as NumPy)")
-        d0, d1 = _one_dim("transpose", self, dim0), _one_dim("transpose", self, dim1)
-        axes = list(range(self.ndim))
-        if self.ndim:
-            axes[d0], axes[d1] = axes[d1], axes[d0]
-        return F.Permute.apply(self, tuple(axes))
-
-    @property
-    def T(self) -> Tensor:
-        """All dimensions reversed."""
-        return F.Permute.apply(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self) -> Tensor:
-        """The last two dimensions swapped (a batch of matrices transposed)."""
-        n = self.data.ndim
-        if n < 2:
-            raise IndexError(f"mT: a batch of matrices needs 2 or more dimensions; this tensor has shape {self.shape}")
-        return F.Permute.apply(self, (*range(n - 2), n - 1, n - 2))
-
-    def reshape(self, *shape: int) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return F.Reshape.apply(self, F.resolve_shape(shape, self.shape))
-
-    view = reshape
-
-    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        """Drop the size-1 dimensions: all of them, or those among `dim` (an int or a tuple).
-
-        As PyTorch, a `dim` whose size is not 1 is left as it is (the array
-        API's `squeeze` raises there); a `dim` out of range raises IndexError.
-        """
-        dims = F.normalize_dims(dim, self.ndim)
-        return F.Reshape.apply(self, tuple(n for i, n in enumerate(self.shape) if n != 1 or i not in dims))
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        """A new size-1 dimension at `dim` (-ndim - 1 <= dim <= ndim, as PyTorch)."""
-        n = self.ndim + 1
-        if not -n <= dim < n:
-            raise IndexError(f"unsqueeze: dim {dim} is out of range for a tensor of shape {self.shape} "
-                             f"(expected {-n} to {n - 1})")
-        d = dim % n
-        return F.Reshape.apply(self, self.shape[:d] + (1,) + self.shape[d:])
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """The dimensions start_dim..end_dim (inclusive) merged into one; a 0-d tensor becomes 1-d."""
-        start, end = _one_dim("flatten", self, start_dim), _one_dim("flatten", self, end_dim)
-        if start > end:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
-                             f"for a tensor of shape {self.shape}")
-        shape = self.shape
-        return F.Reshape.apply(self, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
-
-    def expand(self, *shape: int) -> Tensor:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        lead = len(shape) - self.ndim
-        if any(n < 0 for n in shape[:max(lead, 0)]) or any(n < -1 for n in shape):
-            raise ValueError(f"expand: sizes {shape} for a tensor of shape {self.shape}: -1 keeps an existing "
-                             "dimension (a new leading one has none to keep), and no size may be negative")
-        shape = tuple(n if n != -1 else self.shape[i - lead] for i, n in enumerate(shape))
-        if broadcast_shapes("expand", self.shape, shape) != shape:
-            raise ValueError(f"expand: a tensor of shape {self.shape} cannot be expanded to {shape}")
-        return F.BroadcastView.apply(self, shape)
-
-    broadcast_to = expand
-
-    def flip(self, *dims: int) -> Tensor:
-        """The order of the elements reversed along `dims` (ints, or one sequence); all dims when none is given.
-
-        PyTorch's `x.flip(dims)`; with no dims NumPy's `np.flip(x)` (every axis).
-
-        Example:
-            >>> import torchlight as tl
-            >>> tl.tensor([[1.0, 2.0], [3.0, 4.0]]).flip(1).tolist()
-            [[2.0, 1.0], [4.0, 3.0]]
-        """
-        every = not dims
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
-        return F.Flip.apply(self, F.normalize_dims(None if every else dims, self.ndim))
-
-    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-        """The elements shifted by `shifts` along `dims`, those pushed off the end coming back at the start.
-
-        PyTorch's and NumPy's `roll`: `dims` None rolls the flattened tensor
-        (then `shifts` is one int); otherwise one shift per dim, or one int
-        for every dim (as NumPy).
-
-        Example:
-            >>> import torchlight as tl
-            >>> tl.tensor([1.0, 2.0, 3.0, 4.0]).roll(1).tolist()
-            [4.0, 1.0, 2.0, 3.0]
-        """
-        if dims is None:
-            if not hasattr(shifts, "__index__"):
-                raise ValueError(f"roll: shifts {shifts} without dims: give one int (the flattened tensor rolls)")
-            return F.Roll.apply(self, operator.index(shifts), None)
-        axes = (dims,) if hasattr(dims, "__index__") else tuple(dims)
-        steps = (shifts,) * len(axes) if hasattr(shifts, "__index__") else tuple(shifts)
-        if len(steps) != len(axes):
-            raise ValueError(f"roll: {len(steps)} shifts {tuple(steps)} for {len(axes)} dims {axes}")
-        for d in axes:
-            F.normalize_dims(d, self.ndim)  # IndexError out of range
-        if not axes or self.ndim == 0:  # nothing to move (the namespace's roll refuses no axes)
-            return F.Roll.apply(self, 0, None)
-        axes = tuple(operator.index(d) % self.ndim for d in axes)
-        return F.Roll.apply(self, tuple(operator.index(s) for s in steps), axes)
-
-    def tile(self, *reps: int) -> Tensor:
-        """`reps[i]` copies along each dim (`np.tile`, `torch.tile`); fewer reps than dims are padded with 1s
-        in front, more add leading dims. The gradient sums the copies.
-
-        Example:
-            >>> import torchlight as tl
-            >>> tl.tensor([1.0, 2.0]).tile(2).tolist()
-            [1.0, 2.0, 1.0, 2.0]
-        """
-        if len(reps) == 1 and isinstance(reps[0], (tuple, list)):
-            reps = tuple(reps[0])
-        reps = tuple(operator.index(r) for r in reps)
-        if any(r < 0 for r in reps):
-            raise ValueError(f"tile: repetitions {reps} must not be negative")
-        return F.Tile.apply(self, (1,) * (self.ndim - len(reps)) + reps)
-
-    def repeat(self, *sizes: int) -> Tensor:
-        """PyTorch's `repeat`: `sizes[i]` copies along each dim, at least one size per dim (as `tile`).
-
-        NumPy's `x.repeat(n)` repeats each element instead (PyTorch's
-        `repeat_interleave`): this is not it, hence fewer sizes than dims raise.
-
-        Example:
-            >>> import torchlight as tl
-            >>> tl.tensor([1.0, 2.0]).repeat(2, 2).tolist()
-            [[1.0, 2.0, 1.0, 2.0], [1.0, 2.0, 1.0, 2.0]]
-        """
-        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-            sizes = tuple(sizes[0])
-        if len(sizes) < self.ndim:
-            raise ValueError(f"repeat: {len(sizes)} sizes {tuple(sizes)} for a tensor of shape {self.shape}: "
-                             "give one per dim (PyTorch's repeat is np.tile; NumPy's element-wise repeat is "
-                             "not this)")
-        return self.tile(*sizes)
-
-    def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-        """Pieces along `dim`, as PyTorch's `split`: an int is the size of each piece (the last
-        may be smaller), a sequence the sizes of the pieces (summing to the dim's size).
-
-        NumPy's `np.split(x, n)` (n equal pieces) is `x.chunk(n)`; its split
-        indices are the sizes' running sum. Each piece is a slice (one Gather
-        node): the backward of k pieces scatters k gradients of the whole size.
-
-        Example:
-            >>> import torchlight as tl
-            >>> [p.tolist() for p in tl.tensor([1.0, 2.0, 3.0, 4.0, 5.0]).split(2)]
-            [[1.0, 2.0], [3.0, 4.0], [5.0]]
-        """
-        axis = _split_axis("split", self, dim)
-        n = self.shape[axis]
-        if hasattr(split_size_or_sections, "__index__"):
-            size = operator.index(split_size_or_sections)
-            if size <= 0 and not (size == 0 and n == 0):
-                raise ValueError(f"split: split_size {size} must be positive (0 only for an empty dim)")
-            sizes = [min(size, n - start) for start in range(0, n, size)] if n else [0]
-        else:
-            sizes = [operator.index(s) for s in split_size_or_sections]
-            if any(s < 0 for s in sizes) or sum(sizes) != n:
-                raise ValueError(f"split: sizes {sizes} must be non-negative and sum to {n}, the size of dim "
-                                 f"{dim} of a tensor of shape {self.shape}")
-        lead, start, pieces = (slice(None),) * axis, 0, []
-        for size in sizes:
-            pieces.append(F.Gather.apply(self, lead + (slice(start, start + size),)))
-            start += size
-        return tuple(pieces)
-
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        """`chunks` pieces along `dim` as PyTorch's `chunk`: each of size ceil(n / chunks), the last
-        smaller, so there may be fewer than `chunks` (`np.array_split` balances the sizes instead).
-
-        Example:
-            >>> import torchlight as tl
-            >>> [p.tolist() for p in tl.tensor([1.0, 2.0, 3.0, 4.0, 5.0]).chunk(4)]
-            [[1.0, 2.0], [3.0, 4.0], [5.0]]
-        """
-        axis = _split_axis("chunk", self, dim)
-        chunks = operator.index(chunks)
-        if chunks <= 0:
-            raise ValueError(f"chunk: chunks must be positive, not {chunks}")
-        n = self.shape[axis]
-        if n == 0:
-            return self.split([0] * chunks, axis)
-        return self.split(-(-n // chunks), axis)
-
-    def softmax(self, dim: int = -1) -> Tensor:
-        """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
-        _check_floating("softmax", self)
-        return F.Softmax.apply(self, _one_dim("softmax", self, dim))
-
-    def log_softmax(self, dim: int = -1) -> Tensor:
-        """x - logsumexp(x) along `dim`; a floating-point input only."""
-        _check_floating("log_softmax", self)
-        return F.LogSoftmax.apply(self, _one_dim("log_softmax", self, dim))
-
-    def mse_loss(self, target: Any) -> Tensor:
-        """Mean of the squared differences to `target`."""
-        target = self._lift(target)
-        if target.shape != self.shape:
-            raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
-        diff = self - target
-        return (diff * diff).mean()
-
-
-def _floating(x: Tensor) -> Tensor:
-    """`x`, or an integer or boolean `x` cast to the default float: what mean, var and std reduce
-    (NumPy's rule; the namespace's `var` refuses integers on array_api_strict and torch)."""
-    return x if x.backend.is_floating(x.dtype) else x.astype(x.backend.default_float(x.device))
-
-
-def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
-    """A bound of `x.clamp` (the lower one when `below`) as Clamp takes it: None, a number, or a Tensor.
-
-    A number that `x * bound` would promote (a float bound of an integer x, an
-    int of a boolean x) goes in as a Tensor, so the result promotes alike; a
-    NumPy float counts as the float it is. A Python int beyond an integer x's
-    range clips nothing on one side (a lower bound below it, an upper one
-    above it) and is dropped, as NumPy 2's clip (`uint8_x.clamp(-1, 5)`); on
-    the other side it is NumPy's OverflowError (from `_lift`).
-    """
-    if bound is None:
-        return None
-    if isinstance(bound, float):
-        bound = float(bound)  # np.float64: as x * it
-    elif type(bound) is int and not x.backend.is_floating(x.dtype) and not x.backend.xp.isdtype(x.dtype, "bool") \
-            and _int_side(x.backend, x.dtype, bound) == (-1 if below else 1):
-        return None
-    lifted = x._lift(bound)
-    return bound if isinstance(bound, (int, float)) and lifted.dtype == x.dtype else lifted
-
-
-def _check_floating(op: str, x: Tensor) -> None:
-    """A TypeError unless `x` is floating: an integer x - max wraps around (uint8: 0 - 1 = 255)."""
-    if not x.backend.is_floating(x.dtype):
-        raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
-
 
 def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:
     """A leaf of class `cls` (Tensor, Parameter, ...) around `data`: what pickling and copying make."""
@@ -1245,47 +495,3 @@ def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Ten
     return t
 
 
-def _split_axis(op: str, x: Tensor, dim: Any) -> int:
-    """`dim` of `split`/`chunk` as a non-negative axis; a 0-d tensor has none to split (as PyTorch)."""
-    if x.ndim == 0:
-        raise ValueError(f"{op}: a 0-d tensor cannot be split; it needs at least one dimension")
-    return _one_dim(op, x, dim)
-
-
-def _one_dim(op: str, x: Tensor, dim: Any) -> int:
-    """The one `dim` of an op along a single dimension, as a non-negative axis (0 for a 0-d
-    tensor, which takes 0 and -1); IndexError out of range. A sequence is a TypeError (as
-    PyTorch): taking its first entry would silently work along one dim of several."""
-    if not hasattr(dim, "__index__"):
-        raise TypeError(f"{op}: dim must be one int, not {dim!r} (it works along one dimension)")
-    return (F.normalize_dims(dim, x.ndim) or (0,))[0]
-
-
-def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
-    """`dim` normalized for max/min; a ValueError when one of them is empty (no identity).
-
-    An empty tensor reduced over non-empty dims is fine: `zeros(2, 0).max(0)` has shape (0,).
-    """
-    dims = F.normalize_dims(dim, x.ndim)
-    empty = next((d for d in dims if x.shape[d] == 0), None)
-    if empty is not None:
-        raise ValueError(f"{op}: the tensor of shape {x.shape} is empty along dim {empty} ({op} has no identity)")
-    return dims
-
-
-def _norm_order(p: Any) -> float:
-    """`norm`'s p as a float: "fro" is 2; anything but a positive number (or -inf) is a ValueError."""
-    if p == "fro":
-        return 2.0
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (p > 0 or p == -math.inf):
-        raise ValueError(f"norm: p must be a positive number, math.inf, -math.inf or 'fro', not {p!r} "
-                         "(p = 0, a count of nonzeros, and negative p are not supported)")
-    return float(p)
-
-
-_power = _operator(F.Pow)
-_function.Tensor = Tensor
-_function.check_same_backend = check_same_backend
-_function.sum_to = F.sum_to
-
-from torchlight import ops as _ops  # noqa: E402  (the free functions some methods share; ops needs Tensor)

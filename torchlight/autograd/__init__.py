@@ -1,12 +1,15 @@
-"""The reverse-mode engine: Functions, the graph walk, gradient checks.
+"""The public face of the reverse-mode engine: Functions, the graph walk, gradient checks.
+
+The engine itself lives in `torchlight.engine` (below the op library and
+Tensor in the layers); this package re-exports it beside the tools built
+on Tensors (`gradcheck`, `grad`) and `functions`, every built-in Function.
 
 Example:
     >>> from torchlight.autograd import Function, Context, History
     >>> from torchlight.autograd import backpropagate, topological_sort, central_difference
 """
 
-from torchlight.autograd.engine import backpropagate, topological_sort
-from torchlight.autograd.function import Context, Function, History
+from torchlight.engine import Context, Function, History, backpropagate, topological_sort
 from torchlight.autograd.functional import grad
 from torchlight.autograd.gradcheck import GradcheckError, central_difference, gradcheck, gradgradcheck
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.autograd.engine import run_backward, topological_sort
+from torchlight.engine import run_backward, topological_sort
 from torchlight.autograd.functions import Clone
 
 

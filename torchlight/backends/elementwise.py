@@ -2,8 +2,10 @@
 
 A known scalar function (one that carries `array_fn`) runs as the namespace's
 vectorised function; any other Python callable on numbers still works, one
-element at a time on the host, correctly if slowly. Given Tensors, the
-result is a Tensor recorded by the `Map`/`Zip` Functions, so it has a gradient.
+element at a time on the host, correctly if slowly. Given a Tensor, the
+Tensor maps itself (`_map_scalar`, `_zip_scalar`, `_reduce_scalar`: the
+`Map`/`Zip` Functions of `torchlight.ops.scalar_map`), so the result has a
+gradient; this module holds arrays only and never imports Tensor.
 """
 
 from __future__ import annotations
@@ -71,11 +73,8 @@ def mapper(backend: Any, fn: Callable) -> Callable:
     _check_arity("map", fn, 1)
 
     def mapped(x: Any) -> Any:
-        from torchlight.autograd.functions import Map
-        from torchlight.tensor import Tensor
-
-        if isinstance(x, Tensor):
-            return Map.apply(x, fn)
+        if hasattr(x, "_map_scalar"):  # a Tensor maps itself, recording the op
+            return x._map_scalar(fn)
         return map_array(backend, fn, x)
 
     mapped.__name__ = f"map_{getattr(fn, '__name__', 'fn')}"
@@ -87,12 +86,10 @@ def zipper(backend: Any, fn: Callable) -> Callable:
     _check_arity("zip", fn, 2)
 
     def zipped(x: Any, y: Any) -> Any:
-        from torchlight.autograd.functions import Zip
-        from torchlight.tensor import Tensor
-
-        if isinstance(x, Tensor) or isinstance(y, Tensor):
-            like = x if isinstance(x, Tensor) else y
-            return Zip.apply(like._lift(x), like._lift(y), fn)
+        if hasattr(x, "_zip_scalar"):  # a Tensor on either side zips itself with the other
+            return x._zip_scalar(y, fn)
+        if hasattr(y, "_zip_scalar"):
+            return y._zip_scalar(x, fn, reverse=True)
         return zip_array(backend, fn, x, y)
 
     zipped.__name__ = f"zip_{getattr(fn, '__name__', 'fn')}"
@@ -108,28 +105,11 @@ def reducer(backend: Any, fn: Callable, start: float) -> Callable:
     _check_arity("reduce", fn, 2)
 
     def reduced(x: Any, dim: int | None = None) -> Any:
-        from torchlight.tensor import Tensor
-
-        if isinstance(x, Tensor):
-            return _reduce_tensor(x, fn, start, dim)
+        if hasattr(x, "_reduce_scalar"):  # a Tensor folds itself, differentiably
+            return x._reduce_scalar(fn, start, dim)
         return _reduce_array(backend, fn, start, x, dim)
 
     return reduced
-
-
-def _reduce_tensor(x: Any, fn: Callable, start: float, dim: int | None) -> Any:
-    """Differentiable fold: a chain of `zip(fn)` over slices along `dim`."""
-    if dim is None:
-        x, dim = x.reshape((-1,)), 0
-    acc = None
-    for i in range(x.shape[dim]):
-        index = (slice(None),) * (dim % x.ndim) + (i,)
-        item = x[index]
-        acc = item.backend.zip(fn)(item._lift(start) if acc is None else acc, item)
-    if acc is None:  # an empty dim: start, in the dtype the fold would have (a float start lifts integers)
-        shape = tuple(n for k, n in enumerate(x.shape) if k != dim % x.ndim)
-        return x._lift(start)._full(shape, start)
-    return acc
 
 
 # the `start` at which a namespace reduction's own result is the fold's

@@ -25,6 +25,8 @@ import weakref
 from typing import Any
 
 from torchlight import grad_mode
+from torchlight.backends.checks import check_same_backend
+from torchlight.engine.variable import Variable
 
 _state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
 
@@ -53,12 +55,6 @@ WRITES = [0]
 # op, 0.42 s shared).
 _NEEDS: dict[tuple[bool, ...], tuple[bool, ...]] = {n: n for n in ((True,), (True, True), (True, False), (False, True))}
 
-# Bound by `torchlight.tensor` when it loads: the modules need each other.
-Tensor: Any = None
-check_same_backend: Any = None
-sum_to: Any = None
-
-
 class Context:
     """Scratchpad a Function's forward fills and its backward reads.
 
@@ -72,7 +68,7 @@ class Context:
     """
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
-                 "_stamp", "__dict__")
+                 "_maker", "_stamp", "__dict__")
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
         self.no_grad = no_grad
@@ -118,7 +114,7 @@ class Context:
                 "ctx.output: this Function's output was not kept; set `saves_output = True` "
                 "on the Function class (it is detected when backward itself reads ctx.output)"
             )
-        out = Tensor._wrap(self._output_data, history.backend)
+        out = self._maker._wrap(self._output_data, history.backend)
         out.requires_grad = True
         out.history = history
         return out
@@ -170,7 +166,7 @@ class History:
         self.ctx = ctx
         self.inputs = inputs
         if parents is None:
-            parents = tuple(a for a in inputs if isinstance(a, (Tensor, History)) and a.requires_grad)
+            parents = tuple(a for a in inputs if isinstance(a, (Variable, History)) and a.requires_grad)
         self.parents = parents
         self.shape = shape
         self.dtype = dtype
@@ -204,8 +200,8 @@ class History:
         for inp, g, need in zip(inputs, grads, ctx.needs_input_grad):
             if not need or g is None:
                 continue
-            if type(g) is not Tensor:
-                g = Tensor._wrap(g, inp.backend)
+            if type(g) is not type(d_output):  # (the usual case, a Tensor, costs one comparison)
+                g = d_output._wrap(g, inp.backend)
             data = g.data
             ref = inp if type(inp) is History else inp.data  # a leaf's array: no property call per edge
             try:
@@ -213,7 +209,7 @@ class History:
             except AttributeError:  # (a try costs nothing until it catches)
                 raise TypeError(_not_an_array(fn, "backward", data)) from None
             if reshape:
-                g = sum_to(g, tuple(ref.shape), fn.__name__)
+                g = g._sum_to(tuple(ref.shape), fn.__name__)
             if data.dtype != ref.dtype:
                 g = g.astype(ref.dtype)
             pairs.append((inp, g))
@@ -287,17 +283,17 @@ class Function:
         """
         if len(inputs) == 1:
             a = inputs[0]
-            if isinstance(a, Tensor):  # (one tensor: no backends or devices to match)
+            if isinstance(a, Variable):  # (one tensor: no backends or devices to match)
                 if not (a.requires_grad and _state.enabled):
-                    return Tensor._wrap(cls.forward(_quiet_context(), a), a.backend)
+                    return a._wrap(cls.forward(_quiet_context(), a), a.backend)
                 edges = (a if a.history is None else a.history,)
-                return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a.backend)
+                return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a)
         elif len(inputs) == 2:
             a, b = inputs
-            if (isinstance(a, Tensor) and isinstance(b, Tensor) and a.backend is b.backend
+            if (isinstance(a, Variable) and isinstance(b, Variable) and a.backend is b.backend
                     and not a.backend.multi_device):
                 if not ((a.requires_grad or b.requires_grad) and _state.enabled):
-                    return Tensor._wrap(cls.forward(_quiet_context(), a, b), a.backend)
+                    return a._wrap(cls.forward(_quiet_context(), a, b), a.backend)
                 return record_pair(cls, a, b)
         return _apply(cls, inputs)
 
@@ -307,9 +303,9 @@ def record_pair(cls: type[Function], a: Any, b: Any) -> Any:
     gradient, with grad mode on: what `apply` and the Tensor operators record."""
     edges = (a if a.history is None else a.history, b if b.history is None else b.history)
     if a.requires_grad and b.requires_grad:
-        return _record(cls, (a, b), _NEEDS[(True, True)], edges, edges, a.backend)
+        return _record(cls, (a, b), _NEEDS[(True, True)], edges, edges, a)
     needs = _NEEDS[(a.requires_grad, b.requires_grad)]
-    return _record(cls, (a, b), needs, edges, edges[:1] if needs[0] else edges[1:], a.backend)
+    return _record(cls, (a, b), needs, edges, edges[:1] if needs[0] else edges[1:], a)
 
 
 def _quiet_context() -> Context:
@@ -325,7 +321,7 @@ def _apply(cls: type[Function], inputs: tuple) -> Any:
     first = None
     needs, edges, parents = [], [], []  # one pass: who wants a gradient, what the graph records
     for a in inputs:
-        if isinstance(a, Tensor):
+        if isinstance(a, Variable):
             if first is None:
                 first = a
             elif a.backend is not first.backend or first.backend.multi_device:
@@ -342,19 +338,20 @@ def _apply(cls: type[Function], inputs: tuple) -> Any:
     if first is None:
         raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
     if not parents or not _state.enabled:
-        return Tensor._wrap(cls.forward(_quiet_context(), *inputs), first.backend)
+        return first._wrap(cls.forward(_quiet_context(), *inputs), first.backend)
     needs = tuple(needs)
     edges = tuple(edges)
     parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
-    return _record(cls, inputs, _NEEDS.setdefault(needs, needs), edges, parents, first.backend)
+    return _record(cls, inputs, _NEEDS.setdefault(needs, needs), edges, parents, first)
 
 
-def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, backend: Any) -> Any:
+def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, like: Any) -> Any:
     """Run `cls.forward` with grad mode off and give its result a History.
 
     `needs` is the shared tuple of which inputs want a gradient (a big graph
     keeps no tuple per op), `edges` the inputs as the graph records them (a
-    non-leaf as its History), `parents` the edges that want a gradient.
+    non-leaf as its History), `parents` the edges that want a gradient,
+    `like` the first Variable input (its backend and class make the result).
     """
     if cls._shares_context:
         ctx = _SHARED.get(needs) or _shared_context(needs)
@@ -367,7 +364,8 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
         out = cls.forward(ctx, *inputs)
     finally:
         state.enabled = True
-    result = Tensor._wrap(out, backend)
+    backend = like.backend
+    result = like._wrap(out, backend)
     data = result.data
     result.requires_grad = True
     try:
@@ -377,6 +375,7 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
     if cls._keeps_output:
         ctx._output_data = data
         ctx._history_ref = weakref.ref(history)
+        ctx._maker = type(result)
     return result
 
 

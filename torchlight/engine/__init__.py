@@ -1,0 +1,25 @@
+"""The engine: Function, Context, History and the graph walk, over the `Variable` protocol.
+
+It never imports `Tensor` (which subclasses `Variable`) or the op library:
+the layers above it plug in through the Variable hooks. Users reach it
+through `torchlight.autograd`, which re-exports the public names.
+
+Example:
+    >>> from torchlight.engine import Function, History, topological_sort, Variable
+"""
+
+from torchlight.engine.function import WRITES, Context, Function, History, record_pair
+from torchlight.engine.graph import backpropagate, run_backward, topological_sort
+from torchlight.engine.variable import Variable
+
+__all__ = [
+    "WRITES",
+    "Context",
+    "Function",
+    "History",
+    "Variable",
+    "backpropagate",
+    "record_pair",
+    "run_backward",
+    "topological_sort",
+]

@@ -1,0 +1,54 @@
+"""`Variable`: what the engine knows of a node that holds an array (a Tensor).
+
+The engine (`Function.apply`, `History.chain_rule`, the graph walk) is
+written against this small protocol, not against `Tensor`, so it sits
+below the op library and the Tensor class in the layers. `Tensor`
+subclasses `Variable` and supplies its hooks; the scalar engine's `Value`
+follows the same protocol for the graph walk without subclassing it (it
+holds a number, not an array, and never passes through `Function.apply`).
+
+A Variable has `data` (an array of its `backend`), `backend`,
+`requires_grad` and `history` (None for a leaf), and the hooks:
+
+- `_wrap(array, backend)` (a classmethod): a new history-free Variable
+  around an array, the result of a forward or a backward;
+- `_sum_to(shape, op)`: this gradient summed back to `shape` (undoing a
+  broadcast), differentiably;
+- `astype(dtype)`: this gradient cast to another dtype, differentiably.
+
+The graph walk (`topological_sort`, `backpropagate`) needs less: see
+`torchlight.engine.graph`.
+
+Example:
+    >>> import torchlight as tl
+    >>> from torchlight.engine import Variable
+    >>> isinstance(tl.tensor([1.0]), Variable)
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Variable:
+    """The base class of the engine's array nodes; `torchlight.Tensor` is the one the library has."""
+
+    __slots__ = ()
+    data: Any
+    backend: Any
+    requires_grad: bool
+    history: Any
+
+    @classmethod
+    def _wrap(cls, out: Any, backend: Any) -> Variable:
+        """A new history-free Variable around `out` (an array, or a Variable whose array is taken)."""
+        raise NotImplementedError
+
+    def _sum_to(self, shape: tuple[int, ...], op: str = "backward") -> Variable:
+        """This gradient summed down to `shape` (the engine's broadcast reduction)."""
+        raise NotImplementedError
+
+    def astype(self, dtype: Any) -> Variable:
+        """This gradient cast to `dtype`."""
+        raise NotImplementedError

@@ -1,0 +1,353 @@
+"""Arithmetic: `+ - * / ** // %` and negation, and the Tensor operators that record them.
+
+Each operator lifts a number or an array on the other side to a Tensor of
+this backend and, when nothing is recorded, calls the op's array `kernel`
+directly. `x op= y` updates a parameter in place under `no_grad` and
+rebinds any other tensor (see `_update_in_place`).
+
+Example:
+    >>> import torchlight as tl
+    >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x + 3.0 / x).sum().backward()
+    >>> x.grad.tolist()
+    [-1.0, 3.25]
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from torchlight import grad_mode
+from torchlight.engine import Context, Function, record_pair
+from torchlight.ops.common import _const, broadcast_shapes
+from torchlight.ops.indexing import Where
+
+if TYPE_CHECKING:
+    from torchlight.tensor import Tensor
+
+
+def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
+    """The Tensor operator applying `fn` to (self, other), or to (other, self) when `reverse`.
+
+    A number or an array on the other side is lifted to a Tensor of this
+    backend first; a shape mismatch is a ValueError naming the op and both
+    shapes, raised in place of the library's own error (the shapes are
+    looked at only then: on the way through they cost a small op a tenth
+    of its time). When nothing is recorded (no_grad, a backward without
+    create_graph, constants) and `fn` has an array `kernel`, the operator
+    calls it directly: the same result as `fn.apply`, without its
+    bookkeeping (half the cost of a small `g * y` in a backward).
+    """
+    kernel = getattr(fn, "kernel", None)
+    state = grad_mode._state
+
+    def operator(self: Tensor, other: Any) -> Tensor:
+        if type(other) is not type(self):  # (a Tensor beside a Tensor: one comparison)
+            other = self._lift(other)
+        a, b = (other, self) if reverse else (self, other)
+        backend = a.backend
+        try:
+            if b.backend is backend and not backend.multi_device:
+                if state.enabled and (a.requires_grad or b.requires_grad):
+                    return record_pair(fn, a, b)
+                if kernel is not None:
+                    return self._wrap(kernel(a.data, b.data), backend)
+            return fn.apply(a, b)
+        except Exception:
+            _explain_shapes(fn.__name__, a, b)
+            raise
+
+    return operator
+
+
+def _update_in_place(op: Callable[[Tensor, Any], Tensor], symbol: str) -> Callable[[Tensor, Any], Tensor]:
+    """`x op= y`: a parameter (a leaf that requires grad) is updated, any other tensor rebound.
+
+    `with tl.no_grad(): w -= lr * w.grad` keeps `w` the same leaf with its
+    new values, as in PyTorch: its array is replaced (as an optimizer's step
+    does), never written into, so no array an earlier op kept changes. With
+    grad mode on, updating such a leaf raises, as in PyTorch, and so does a
+    backward that needs its old values (`Context.saved_tensors`). On any other
+    tensor `x op= y` is `x = x op y`: a new tensor, recorded as usual.
+    """
+
+    def update(self: Tensor, other: Any) -> Tensor:
+        if self.history is not None or not self.requires_grad:
+            return op(self, other)
+        if grad_mode._state.enabled:
+            raise RuntimeError(f"{symbol}: a leaf tensor that requires grad cannot be updated in place while "
+                               "grad mode is on (the update would join the graph); do it under "
+                               "`with tl.no_grad():`, or with an optimizer from tl.optim")
+        result = op(self, other)
+        if result.shape != self.shape:
+            raise ValueError(f"{symbol}: the result has shape {result.shape}, but the tensor updated in "
+                             f"place has shape {self.shape} and keeps it")
+        self._replace_data(result.data if result.dtype == self.dtype else result.astype(self.dtype).data)
+        return self
+
+    return update
+
+
+def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
+    """After an op of `a` and `b` failed: the ValueError naming `op` and both shapes, if they do not broadcast."""
+    try:
+        broadcast_shapes(op, a.shape, b.shape)
+    except ValueError as clear:
+        raise clear from None
+
+
+
+class Add(Function):
+    elementwise = True
+    _shares_context = True  # its backward reads no saved value
+    kernel = staticmethod(operator.add)  # the array op; the Tensor operator calls it directly when nothing records
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out += b.data
+        return out
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return Add.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g, g
+
+
+class Sub(Function):
+    elementwise = True
+    _shares_context = True  # its backward reads no saved value
+    kernel = staticmethod(operator.sub)
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out -= b.data
+        return out
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return Sub.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g, (-g if ctx.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    elementwise = True
+    kernel = staticmethod(operator.mul)
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out *= b.data
+        return out
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return Mul.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g * b if need_a else None), (g * a if need_b else None)
+
+
+class Div(Function):
+    elementwise = True
+    kernel = staticmethod(operator.truediv)
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.data
+        out /= b.data
+        return out
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(b)
+        return Div.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (b,) = ctx.saved_tensors
+        ga = g / b
+        return (ga if ctx.needs_input_grad[0] else None), (-(ga * ctx.output) if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    elementwise = True
+    _shares_context = True  # its backward reads no saved value
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any) -> Any:
+        return a.backend.call_into(a.data, a.backend.xp.negative, a.data)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return -a.data
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return -g
+
+
+class Pow(Function):
+    """`a ** p`, p a Python number or a Tensor.
+
+    Negative bases follow NumPy (NaN for a fractional p); the gradient in the
+    base is 0 where p == 0, and in the exponent 0 where a == 0 (PyTorch).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, p: Any) -> Any:
+        ctx.save_for_backward(a, p)
+        return a.data ** (p.data if getattr(p, "_is_tensor", False) else p)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, p = ctx.saved_tensors
+        ga = gp = None
+        if ctx.needs_input_grad[0]:
+            if not getattr(p, "_is_tensor", False):  # (a NumPy scalar has a .data too)
+                ga = g * 0.0 if p == 0 else g * (a ** (p - 1) * p)
+            else:  # p * a ** (p - 1) with the exponent 1 where p == 0: 0 there, and no 0 ** -1
+                xp = p.backend.xp
+                nonzero = _const(p, p.data != xp.zeros_like(p.data))
+                safe_p = Where.apply(nonzero, p, _const(p, xp.ones_like(p.data)))
+                ga = g * (a ** (safe_p - 1.0) * p)
+        if getattr(p, "_is_tensor", False) and ctx.needs_input_grad[1]:
+            xp = a.backend.xp
+            positive = a.data > 0
+            safe_a = Where.apply(_const(a, positive), a, _const(a, xp.ones_like(a.data)))
+            fill = xp.where(a.data < 0, xp.asarray(math.nan, dtype=a.dtype, device=a.device),
+                            xp.zeros_like(a.data))
+            gp = g * Where.apply(_const(a, positive), ctx.output * safe_a.log(), _const(a, fill))
+        return ga, gp
+
+
+class FloorDivide(Function):
+    """`a // b`, floor(a / b) computed exactly (the arrays' `//`: the standard's `floor_divide`), broadcasting.
+
+    A step function, as `floor`: the gradient is 0 for both inputs (as
+    `torch.div(a, b, rounding_mode="floor")` and JAX; PyTorch's `//` raises
+    at backward instead). Remainder's backward uses it for the quotient.
+    """
+
+    _shares_context = True  # its backward reads no saved value
+    kernel = staticmethod(operator.floordiv)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return FloorDivide.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        xp = g.backend.xp
+        return tuple(_const(g, xp.zeros_like(g.data)) if need else None for need in ctx.needs_input_grad)
+
+
+class Remainder(Function):
+    """`a % b` with the sign of b (the arrays' `%`: the standard's, NumPy's and PyTorch's
+    `remainder`, Python's `%`), broadcasting: a - b * floor(a / b).
+
+    d/da = 1 and d/db = -floor(a / b) (PyTorch's); the quotient is
+    FloorDivide's, so under `create_graph` the gradient of b stays
+    connected to a and b, with derivative 0.
+    """
+
+    kernel = staticmethod(operator.mod)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return Remainder.kernel(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (g if need_a else None), (-(g * FloorDivide.apply(a, b)) if need_b else None)
+
+
+# `x ** tensor`: the Pow operator (`__pow__` takes this path for a Tensor exponent)
+_power = _operator(Pow)
+
+
+class ArithmeticMethods:
+    """The Tensor methods of this category (`Tensor` inherits them)."""
+
+    __slots__ = ()
+
+    # (made by `_operator`: one frame per `a * b` rather than a method calling a helper)
+    __add__ = _operator(Add)
+
+    __radd__ = _operator(Add, reverse=True)
+
+    __sub__ = _operator(Sub)
+
+    __rsub__ = _operator(Sub, reverse=True)
+
+    __mul__ = _operator(Mul)
+
+    __rmul__ = _operator(Mul, reverse=True)
+
+    __truediv__ = _operator(Div)
+
+    __rtruediv__ = _operator(Div, reverse=True)
+
+    __rpow__ = _operator(Pow, reverse=True)
+
+    # `//` and `%` as Python, NumPy and PyTorch: floor division, and the remainder with the sign of
+    # the divisor; `//` is a step function (gradient 0), `%` has d/da = 1, d/db = -(a // b)
+    __floordiv__ = _operator(FloorDivide)
+
+    __rfloordiv__ = _operator(FloorDivide, reverse=True)
+
+    __mod__ = _operator(Remainder)
+
+    __rmod__ = _operator(Remainder, reverse=True)
+
+    # `w -= lr * w.grad`: see `_update_in_place`
+    __iadd__ = _update_in_place(__add__, "+=")
+
+    __isub__ = _update_in_place(__sub__, "-=")
+
+    __imul__ = _update_in_place(__mul__, "*=")
+
+    __itruediv__ = _update_in_place(__truediv__, "/=")
+
+    def __pow__(self: Tensor, exponent: Any) -> Tensor:
+        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+            if type(exponent) is not int and type(exponent) is not float:  # np.float64 ** a float32 array
+                exponent = float(exponent)  # would be float64: a Python float keeps the tensor's dtype
+            return Pow.apply(self, exponent)
+        return _power(self, exponent)
+
+    def __neg__(self: Tensor) -> Tensor:
+        return Neg.apply(self)
+
+    def __pos__(self: Tensor) -> Tensor:
+        return self
+
+    def neg(self: Tensor) -> Tensor:
+        return Neg.apply(self)

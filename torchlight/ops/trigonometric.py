@@ -1,0 +1,312 @@
+"""Trigonometric and hyperbolic functions and their inverses, atan2.
+
+Example:
+    >>> import torchlight as tl
+    >>> x = tl.tensor([0.0], requires_grad=True)
+    >>> (x.sin() + x.tanh()).sum().backward()
+    >>> x.grad.tolist()
+    [2.0]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from torchlight.engine import Context, Function
+from torchlight.ops.common import _safe_reciprocal, binary
+
+if TYPE_CHECKING:
+    from torchlight.tensor import Tensor
+
+
+def _rsqrt_of(factor_a: Any, factor_b: Any, g: Any) -> Any:
+    """g / sqrt(factor_a * factor_b) in Tensor ops (the derivatives of asin, acos, acosh)."""
+    return g / (factor_a * factor_b).sqrt()
+
+
+class Tanh(Function):
+    elementwise = True
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, a: Any) -> Any:
+        return a.backend.call_into(a.data, a.backend.xp.tanh, a.data)
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.tanh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        return TanhBack.apply(ctx.output, g)
+
+
+class TanhBack(Function):
+    """g * (1 - y**2) for y = tanh(x)."""
+    elementwise = True
+
+    overwrites = (0,)
+
+    @staticmethod
+    def forward_into(ctx: Context, y: Any, g: Any) -> Any:
+        out = y.data  # y's own array, which nothing else reads: no new array
+        out *= out
+        out = y.backend.call_into(out, y.backend.xp.subtract, 1.0, out)
+        out *= g.data
+        return out
+
+    @staticmethod
+    def forward(ctx: Context, y: Any, g: Any) -> Any:
+        ctx.save_for_backward(y, g)
+        out = y.data * y.data  # then updated in place: one new array, not three
+        out -= 1.0
+        out *= g.data
+        out *= -1.0
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, h: Any) -> tuple:
+        y, g = ctx.saved_tensors
+        gy = h * g * y * -2.0 if ctx.needs_input_grad[0] else None
+        return gy, (TanhBack.apply(y, h) if ctx.needs_input_grad[1] else None)
+
+
+class Sin(Function):
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.sin(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Cos.apply(a)
+
+
+class Cos(Function):
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.cos(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return -(g * Sin.apply(a))
+
+
+class Tan(Function):
+    """tan(x); its derivative 1 + tan(x)**2 is read from the output."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return a.backend.xp.tan(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        y = ctx.output
+        return g * (y * y + 1.0)
+
+
+class Sinh(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.sinh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Cosh.apply(a)
+
+
+class Cosh(Function):
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.cosh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g * Sinh.apply(a)
+
+
+class Asin(Function):
+    """arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.asin(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return _rsqrt_of(1.0 - a, 1.0 + a, g)
+
+
+class Acos(Function):
+    """arccos(x) on [-1, 1]; the gradient is minus asin's."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.acos(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return -_rsqrt_of(1.0 - a, 1.0 + a, g)
+
+
+class Atan(Function):
+    """arctan(x); the gradient 1 / (1 + x**2)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.atan(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / (a * a + 1.0)
+
+
+class Asinh(Function):
+    """arsinh(x); the gradient 1 / sqrt(x**2 + 1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.asinh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / (a * a + 1.0).sqrt()
+
+
+class Acosh(Function):
+    """arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.acosh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return _rsqrt_of(a - 1.0, a + 1.0, g)
+
+
+class Atanh(Function):
+    """artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x))."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        ctx.save_for_backward(a)
+        return a.backend.xp.atanh(a.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return g / ((1.0 - a) * (1.0 + a))
+
+
+class Atan2(Function):
+    """atan2(a, b), the angle of the point (b, a) (a is y, b is x, as PyTorch and the standard).
+
+    The gradient is (b, -a) / (a**2 + b**2), and 0 at the origin (PyTorch's
+    convention, where the angle has no limit).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.backend.xp.atan2(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        scale = g * _safe_reciprocal(a * a + b * b)
+        need_a, need_b = ctx.needs_input_grad
+        return (scale * b if need_a else None), (-(scale * a) if need_b else None)
+
+
+class TrigonometricMethods:
+    """The Tensor methods of this category (`Tensor` inherits them)."""
+
+    __slots__ = ()
+
+    def tanh(self: Tensor) -> Tensor:
+        return Tanh.apply(self)
+
+    def sin(self: Tensor) -> Tensor:
+        return Sin.apply(self)
+
+    def cos(self: Tensor) -> Tensor:
+        return Cos.apply(self)
+
+    def tan(self: Tensor) -> Tensor:
+        return Tan.apply(self)
+
+    def sinh(self: Tensor) -> Tensor:
+        return Sinh.apply(self)
+
+    def cosh(self: Tensor) -> Tensor:
+        return Cosh.apply(self)
+
+    def asin(self: Tensor) -> Tensor:
+        """arcsin, on [-1, 1] (NaN outside, as NumPy); `arcsin` is the same method."""
+        return Asin.apply(self)
+
+    def acos(self: Tensor) -> Tensor:
+        """arccos, on [-1, 1] (NaN outside, as NumPy); `arccos` is the same method."""
+        return Acos.apply(self)
+
+    def atan(self: Tensor) -> Tensor:
+        """arctan; `arctan` is the same method."""
+        return Atan.apply(self)
+
+    def asinh(self: Tensor) -> Tensor:
+        """The inverse hyperbolic sine; `arcsinh` is the same method."""
+        return Asinh.apply(self)
+
+    def acosh(self: Tensor) -> Tensor:
+        """The inverse hyperbolic cosine, for x >= 1; `arccosh` is the same method."""
+        return Acosh.apply(self)
+
+    def atanh(self: Tensor) -> Tensor:
+        """The inverse hyperbolic tangent, on (-1, 1); `arctanh` is the same method."""
+        return Atanh.apply(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def atan2(self: Tensor, other: Any) -> Tensor:
+        """The angle of the point (other, self) in radians, in [-pi, pi]: `np.arctan2(self, other)`.
+
+        `self` is the y coordinate and `other` the x one (as PyTorch, NumPy
+        and the standard); both broadcast, and `other` may be a number. The
+        gradient is (other, -self) / (self**2 + other**2), and 0 at the
+        origin (as PyTorch). `arctan2` is the same method; `tl.atan2` calls it.
+
+        Example:
+            >>> import torchlight as tl
+            >>> y = tl.tensor([1.0, 0.0], requires_grad=True)
+            >>> x = tl.tensor([1.0, -2.0], requires_grad=True)
+            >>> y.atan2(x).sum().backward()
+            >>> y.grad.tolist(), x.grad.tolist()
+            ([0.5, -0.5], [-0.5, -0.0])
+        """
+        return binary("atan2", Atan2, self, other)
+
+    arctan2 = atan2
