@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import torchlight as tl
 from torchlight.autograd import functions as F
-from torchlight.engine import Context, Function
 from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
+from torchlight.engine import Context, Function
 
 # the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)
 N64 = MIN_BLOCKS * BLOCK_BYTES // 8 + 1001

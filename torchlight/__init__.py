@@ -10,6 +10,7 @@ Example:
 """
 
 from torchlight import autograd, backends, func, nn, optim, scalar  # noqa: E402  (after Tensor: they use it)
+from torchlight.array_functions import arctan2, atan2, cat, concat, logaddexp, maximum, minimum, stack, where
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -20,7 +21,6 @@ from torchlight.backends import (
 from torchlight.compiler import CompileError, compile  # noqa: A004 (torch.compile's name)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.array_functions import arctan2, atan2, cat, concat, logaddexp, maximum, minimum, stack, where
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 

@@ -59,11 +59,11 @@ import numpy as np
 
 from torchlight import backends as _backends
 from torchlight import grad_mode
-from torchlight.engine import function as _function
 from torchlight.autograd import functions as F
-from torchlight.engine.graph import _feeding, topological_sort
-from torchlight.engine import Context, Function, History
 from torchlight.blocking import Blocked, plan
+from torchlight.engine import Context, Function, History
+from torchlight.engine import function as _function
+from torchlight.engine.graph import _feeding, topological_sort
 from torchlight.nn.module import Module
 from torchlight.tensor import _NUMBERS, Tensor
 

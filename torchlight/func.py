@@ -45,8 +45,8 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.autograd import functions as F
-from torchlight.engine import topological_sort
 from torchlight.autograd.functional import grad as autograd_grad
+from torchlight.engine import topological_sort
 from torchlight.tensor import Tensor
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "jvp", "value_and_grad", "vjp"]

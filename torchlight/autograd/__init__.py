@@ -9,9 +9,9 @@ Example:
     >>> from torchlight.autograd import backpropagate, topological_sort, central_difference
 """
 
-from torchlight.engine import Context, Function, History, backpropagate, topological_sort
 from torchlight.autograd.functional import grad
 from torchlight.autograd.gradcheck import GradcheckError, central_difference, gradcheck, gradgradcheck
+from torchlight.engine import Context, Function, History, backpropagate, topological_sort
 
 __all__ = [
     "Context",

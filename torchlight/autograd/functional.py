@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.engine import run_backward, topological_sort
 from torchlight.autograd.functions import Clone
+from torchlight.engine import run_backward, topological_sort
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: bool | None = None,

@@ -24,6 +24,7 @@ from torchlight.ops.common import _const, mean_scale
 from torchlight.ops.indexing import Gather, one_hot
 from torchlight.ops.reductions import Softmax
 
+
 def _label_index(labels: Any, axis: int, classes: int, ignore_index: int) -> Any:
     """The labels as `take_along_axis` wants them (int64, a size-1 `axis`), each checked to be a class."""
     xp, data = labels.backend.xp, labels.data
