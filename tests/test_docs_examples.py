@@ -19,7 +19,11 @@ from torchlight import scalar
 
 CORE_MODULES = [
     "torchlight", "torchlight.tensor", "torchlight.creation", "torchlight.grad_mode", "torchlight.autograd",
-    "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable", "torchlight.autograd.functions",
+    "torchlight.engine", "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable",
+    "torchlight.autograd.functions", "torchlight.array_functions", "torchlight.nn.ops", "torchlight.backends.checks",
+    *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
+                                                   "activations", "trigonometric", "reductions", "shapes",
+                                                   "indexing", "copies", "comparisons", "scalar_map")),
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compiler", "torchlight.blocking",
 ]
 

@@ -9,8 +9,8 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import autograd, backends, func, nn, optim, scalar  # noqa: E402  (after Tensor: they use it)
-from torchlight.array_functions import arctan2, atan2, cat, concat, logaddexp, maximum, minimum, stack, where
+from torchlight import array_functions, autograd, backends, func, nn, optim, scalar
+from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -32,23 +32,16 @@ __all__ = [
     "CompileError",
     "Tensor",
     "arange",
-    "arctan2",
-    "atan2",
     "autograd",
     "backends",
-    "cat",
     "compile",
-    "concat",
     "enable_grad",
     "func",
     "full",
     "get_default_backend",
     "is_grad_enabled",
     "load",
-    "logaddexp",
     "manual_seed",
-    "maximum",
-    "minimum",
     "nn",
     "no_grad",
     "ones",
@@ -60,9 +53,8 @@ __all__ = [
     "scalar",
     "set_default_backend",
     "set_grad_enabled",
-    "stack",
     "tensor",
-    "where",
     "zeros",
     "zeros_like",
 ]
+__all__ += array_functions.__all__

@@ -118,3 +118,27 @@ def logaddexp(input: Any, other: Any) -> Tensor:
     """
     a, b = _pair("logaddexp", input, other)
     return a.logaddexp(b)
+
+
+def hypot(input: Any, other: Any) -> Tensor:
+    """sqrt(input**2 + other**2) without overflow: `input.hypot(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.hypot(tl.tensor([3.0]), 4.0).tolist()
+        [5.0]
+    """
+    a, b = _pair("hypot", input, other)
+    return a.hypot(b)
+
+
+def copysign(input: Any, other: Any) -> Tensor:
+    """|input| with the sign of `other`: `input.copysign(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.copysign(tl.tensor([2.0, -3.0]), -1.0).tolist()
+        [-2.0, -3.0]
+    """
+    a, b = _pair("copysign", input, other)
+    return a.copysign(b)

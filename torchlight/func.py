@@ -46,6 +46,8 @@ from typing import Any
 from torchlight import grad_mode
 from torchlight.autograd import functions as F
 from torchlight.autograd.functional import grad as autograd_grad
+from torchlight.creation import _is_array as is_array
+from torchlight.creation import tensor
 from torchlight.engine import topological_sort
 from torchlight.tensor import Tensor
 
@@ -392,24 +394,18 @@ def _argnums(argnums: Argnums, nargs: int, name: str) -> tuple[int, ...]:
 
 
 def _is_array(value: Any) -> bool:
-    from torchlight.creation import _is_array as is_array
-
     return not isinstance(value, Tensor) and is_array(value)
 
 
 def _constant(arg: Any) -> Any:
     """An array argument as a constant Tensor (no copy); anything else as it is."""
     if _is_array(arg):
-        from torchlight.creation import tensor
-
         return tensor(arg)
     return arg
 
 
 def _enter(name: str, i: int, primal: Any, grad_enabled: bool) -> Tensor:
     """A new differentiable node for `primal` (an array, a number or a Tensor)."""
-    from torchlight.creation import tensor
-
     if isinstance(primal, Tensor):
         if primal.requires_grad and grad_enabled:
             return F.Reshape.apply(primal, primal.shape)  # an identity: keeps the enclosing graph
@@ -432,8 +428,6 @@ def _output(name: str, value: Any, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if _is_array(value):
-        from torchlight.creation import tensor
-
         return tensor(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         xp = like.backend.xp

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from torchlight import backends
+from torchlight.creation import tensor
 from torchlight.tensor import Tensor
 
 __all__ = ["CheckpointError", "load", "save"]
@@ -120,8 +122,6 @@ def _host_array(name: Any, value: Any) -> np.ndarray:
     if isinstance(value, Tensor):
         return np.asarray(value.numpy(), order="C")
     if hasattr(value, "shape") and hasattr(value, "dtype"):
-        from torchlight import backends
-
         return np.asarray(backends.of(value).to_numpy(value), order="C")
     raise TypeError(f"tl.save: entry {name!r} is a {type(value).__name__}, not a Tensor or an array")
 
@@ -178,8 +178,6 @@ def load(path: str | os.PathLike, *, backend: Any = None, device: Any = None) ->
             f"tl.load: {path!r} is not a valid safetensors checkpoint (truncated, corrupt, "
             f"or another format): {exc}"
         ) from exc
-    from torchlight.creation import tensor
-
     def make(array: Any) -> Tensor:
         return tensor(array, backend=backend, device=device)
 

@@ -23,6 +23,7 @@ from typing import Any
 from torchlight import grad_mode
 from torchlight.autograd.functions import Clone
 from torchlight.engine import run_backward, topological_sort
+from torchlight.tensor import Tensor
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: bool | None = None,
@@ -80,8 +81,6 @@ def _unused(i: int, x: Any, outputs: Sequence[Any]) -> str:
 
 def _tensors(what: str, value: Any) -> list[Any]:
     """A Tensor or a sequence of Tensors as a list (a TypeError otherwise)."""
-    from torchlight.tensor import Tensor
-
     items = [value] if isinstance(value, Tensor) else list(value) if isinstance(value, (list, tuple)) else None
     if items is None or not all(isinstance(t, Tensor) for t in items):
         raise TypeError(f"grad: {what} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")

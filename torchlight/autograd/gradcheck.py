@@ -5,7 +5,7 @@ Example:
     >>> from torchlight.autograd import central_difference, gradcheck
     >>> round(central_difference(lambda x: x * x, 3.0), 6)
     6.0
-    >>> x = tl.tensor([0.5, -1.0], requires_grad=True)
+    >>> x = tensor([0.5, -1.0], requires_grad=True)
     >>> gradcheck(lambda t: (t * t).tanh(), x)
     True
 """
@@ -16,6 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from torchlight.autograd.functional import grad
+from torchlight.creation import tensor
+from torchlight.grad_mode import enable_grad, no_grad
+from torchlight.ops.shapes import cat
 
 
 def _as_float(value: Any) -> float:
@@ -98,10 +103,8 @@ def _moved(inputs: Sequence[Any], directions: dict[int, np.ndarray], eps: float)
 def _evaluate(fn: Callable, inputs: Sequence[Any], hosts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """fn on `hosts` (as Tensors of the inputs' backends and devices), without grad: the
     output in float64, and its ulp in its own dtype (the rounding error of each element)."""
-    import torchlight as tl
-
-    moved = [tl.tensor(x.backend.asarray(h, device=x.device)) if _is_tensor(x) else h for x, h in zip(inputs, hosts)]
-    with tl.no_grad():
+    moved = [tensor(x.backend.asarray(h, device=x.device)) if _is_tensor(x) else h for x, h in zip(inputs, hosts)]
+    with no_grad():
         out = _one_output(fn(*moved))
     host = _host64(out)
     dtype = _np_dtype(out)
@@ -207,8 +210,6 @@ def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: fl
       `g.detach()`), which `torchlight.func.jvp` (reverse-over-reverse)
       relies on, at the cost of two calls of fn.
     """
-    import torchlight as tl
-
     _require_some_grad("gradgradcheck", inputs)
     tolerances = _tolerances(inputs, eps, atol, rtol)
     rng = np.random.default_rng(seed + 1)
@@ -218,7 +219,7 @@ def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: fl
     w = rng.standard_normal(jv.shape)
 
     def first_derivative(*xs: Any, track: list | None = None) -> Any:
-        with tl.enable_grad():
+        with enable_grad():
             leaves = [x if not want or x.requires_grad else x.detach().requires_grad_(True)
                       for x, want in zip(xs, wanted)]
             out = _one_output(fn(*leaves))
@@ -226,7 +227,7 @@ def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: fl
             if track is not None:  # w as an input: the derivative in it is checked
                 track.append(weights.requires_grad_(True))
             targets = [x for x, want in zip(leaves, wanted) if want]
-            grads = (tl.autograd.grad(out, targets, weights, create_graph=True, allow_unused=True)
+            grads = (grad(out, targets, weights, create_graph=True, allow_unused=True)
                      if out.requires_grad else [None] * len(targets))  # no input reaches it: all 0
             total = None
             for k, g in zip([k for k, want in enumerate(wanted) if want], grads):
@@ -244,13 +245,11 @@ def _check_in_grad_output(first_derivative: Callable, inputs: Sequence[Any], jv:
                           tolerances: tuple[float, float, float],
                           raise_exception: bool) -> bool:
     """d first_derivative / d w (by the backward of the backward) against J v (by differences)."""
-    import torchlight as tl
-
     _, atol, rtol = tolerances
     leaves = _leaves(inputs)
     track: list = []
     total = first_derivative(*leaves, track=track)
-    (got,) = tl.autograd.grad(total, track, allow_unused=True) if total.requires_grad else (None,)
+    (got,) = grad(total, track, allow_unused=True) if total.requires_grad else (None,)
     analytic = _host64(got) if got is not None else np.zeros(jv.shape)
     close = np.isclose(analytic, jv, atol=atol + rounding, rtol=rtol)
     if np.all(close):
@@ -272,20 +271,16 @@ def _one_output(out: Any) -> Any:
     as the concatenation of its floating-point outputs, flattened; an integer one has no gradient."""
     if not isinstance(out, (tuple, list)):
         return out
-    import torchlight as tl
-
     parts = [o.reshape(-1) for o in out if o.backend.is_floating(o.dtype)]
     if not parts:
         raise ValueError("gradcheck: fn returned no floating-point output to check")
-    return tl.cat(parts)
+    return cat(parts)
 
 
 def _like(t: Any, host: np.ndarray) -> Any:
     """A host array as a Tensor of `t`'s backend, device and dtype."""
-    import torchlight as tl
-
     dtype = np.dtype(str(t.dtype).split(".")[-1])
-    return tl.tensor(t.backend.asarray(np.asarray(host, dtype=dtype), device=t.device))
+    return tensor(t.backend.asarray(np.asarray(host, dtype=dtype), device=t.device))
 
 
 def _fail(raise_exception: bool, message: str) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from torchlight import grad_mode
+from torchlight.creation import tensor
 from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
 
@@ -283,8 +284,6 @@ class Module:
                 problems.append(f"{name}: dtype {dtype} in the state dict, {dtype_name(target.dtype)} in the model")
         if problems:
             raise ValueError(f"load_state_dict into {type(self).__name__}: " + "; ".join(problems))
-        from torchlight.creation import tensor
-
         for name, (module, attr) in own.items():
             if name in state_dict:
                 target, value = getattr(module, attr), state_dict[name]

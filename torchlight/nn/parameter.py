@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchlight.creation import tensor
 from torchlight.tensor import Tensor
 
 
@@ -26,8 +27,6 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any, requires_grad: bool = True) -> None:
         if not isinstance(data, Tensor):
-            from torchlight.creation import tensor
-
             data = tensor(data)
         super().__init__(data.data, data.backend, requires_grad=requires_grad)
 

@@ -21,10 +21,19 @@ from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine import Context, Function, Variable
 from torchlight.ops.activations import Sigmoid
-from torchlight.ops.common import _const, _int_side, binary, broadcast_shapes
+from torchlight.ops.common import _const, _int_side, _safe_reciprocal, binary, broadcast_shapes
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
+
+
+def _check_floating_pair(op: str, a: Tensor, other: Any) -> None:
+    """A TypeError unless `a` (and `other`, where it is a Tensor) is floating, as the standard's
+    `hypot` and `copysign` ask (an integer tensor: cast it first, e.g. `x.astype("float64")`)."""
+    for x in (a, other):
+        if isinstance(x, Variable) and not x.backend.is_floating(x.dtype):
+            raise TypeError(f"{op}: the inputs must have a floating-point dtype, not {x.dtype} "
+                            "(cast with .astype first)")
 
 
 def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
@@ -326,6 +335,54 @@ class LogAddExp(Function):
         return (g * Sigmoid.apply(a - b) if need_a else None), (g * Sigmoid.apply(b - a) if need_b else None)
 
 
+class Hypot(Function):
+    """sqrt(a**2 + b**2) without overflow or underflow (the namespace's `hypot`), broadcasting.
+
+    The gradients are a / h and b / h; at the origin, where h is 0, both
+    are 0 (the convention of `norm` at an all-zero vector; PyTorch gives NaN there).
+    """
+
+    elementwise = True
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        ctx.save_for_backward(a, b)
+        return a.backend.xp.hypot(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b = ctx.saved_tensors
+        scale = g * _safe_reciprocal(ctx.output)
+        need_a, need_b = ctx.needs_input_grad
+        return (scale * a if need_a else None), (scale * b if need_b else None)
+
+
+class Copysign(Function):
+    """|a| with the sign of b (the namespace's `copysign`: -0.0 and a NaN's sign bit count), broadcasting.
+
+    The gradient in a is +-1 (1 where the sign is kept, -1 where it is
+    flipped) and 0 where a is 0; in b it is 0 everywhere (PyTorch's conventions).
+    """
+
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        out = a.backend.xp.copysign(a.data, b.data)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        a, b, out = ctx.saved_tensors
+        xp = a.backend.xp
+        zero = xp.zeros_like(a.data)
+        flip = xp.where(a.data == zero, zero, out / xp.where(a.data == zero, xp.ones_like(a.data), a.data))
+        need_a, need_b = ctx.needs_input_grad
+        return (g * _const(a, flip) if need_a else None), (_const(b, xp.zeros_like(b.data)) if need_b else None)
+
+
 class ElementwiseMethods:
     """The Tensor methods of this category (`Tensor` inherits them)."""
 
@@ -452,3 +509,31 @@ class ElementwiseMethods:
             [1.0, 0.5]
         """
         return binary("logaddexp", LogAddExp, self, other)
+
+    def hypot(self: Tensor, other: Any) -> Tensor:
+        """sqrt(self**2 + other**2), broadcasting, without overflow; the gradient at the origin is 0.
+
+        Example:
+            >>> import torchlight as tl
+            >>> a = tl.tensor([3.0, 0.0], requires_grad=True)
+            >>> out = a.hypot(tl.tensor([4.0, 0.0]))
+            >>> out.sum().backward()
+            >>> out.tolist(), [round(v, 12) for v in a.grad.tolist()]
+            ([5.0, 0.0], [0.6, 0.0])
+        """
+        _check_floating_pair("hypot", self, other)
+        return binary("hypot", Hypot, self, other)
+
+    def copysign(self: Tensor, other: Any) -> Tensor:
+        """|self| with the sign of `other` (a Tensor or a number; -0.0 counts as negative), broadcasting.
+
+        Example:
+            >>> import torchlight as tl
+            >>> a = tl.tensor([2.0, -3.0, 0.0], requires_grad=True)
+            >>> out = a.copysign(tl.tensor([-1.0, -0.0, 5.0]))
+            >>> out.sum().backward()
+            >>> out.tolist(), a.grad.tolist()
+            ([-2.0, -3.0, 0.0], [-1.0, 1.0, 0.0])
+        """
+        _check_floating_pair("copysign", self, other)
+        return binary("copysign", Copysign, self, other)
