@@ -5,7 +5,9 @@ The layout tests: the database holds exactly the entries of `entries.txt`
 every module of `conformance/ops/` is an area; every entry sits in the
 category module of the Function it exercises; every Function exported by
 `torchlight.autograd.functions` is exercised by an entry (or is exempt, with
-the reason); and the docstring examples of the table modules run.
+the reason); every op of the hypothesis layer (`conformance/hypothesis.py`)
+names an entry of the database (or says why it has none); and the docstring
+examples of the table modules run.
 """
 
 from __future__ import annotations
@@ -118,9 +120,20 @@ def test_every_function_has_a_category_and_lives_in_its_module():
     assert not wrong, f"Functions outside the module of their category ({CATEGORIES}): {wrong}"
 
 
+def test_every_hypothesis_op_names_its_database_entry():
+    pytest.importorskip("hypothesis")
+    from conformance.hypothesis import NO_ENTRY, OPS
+
+    names = {op.name for op in database.all_ops()}
+    unknown = sorted(f"{op.name} -> {op.entry}" for op in OPS if op.entry is not None and op.entry not in names)
+    assert not unknown, f"conformance/hypothesis.py names entries the database does not hold: {unknown}"
+    assert {op.name for op in OPS if op.entry is None} == set(NO_ENTRY), "an op without an entry needs a reason"
+    assert all(NO_ENTRY.values())
+
+
 @pytest.mark.parametrize("name", ["conformance", "conformance.database", "conformance.opinfo",
                                   "conformance.domains", "conformance.ops", "conformance.ops.common",
-                                  *(f"conformance.ops.{m}" for m in MODULES)])
+                                  *(f"conformance.ops.{m}" for m in MODULES), "conformance.hypothesis"])
 def test_docstring_examples_of_the_table(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
     assert result.attempted > 0 and result.failed == 0
