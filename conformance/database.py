@@ -1,7 +1,8 @@
-"""The op database: the core entries (`ops.py`) and the nn entries (`ops_nn.py`).
+"""The op database: the entries of `conformance/ops/<category>.py`, one module per op category.
 
-Each area adds `OpInfo`s to the `OPS` list of its own module; this module
-collects them, checks that names are unique, and selects by pattern.
+Each area (a category module: `arithmetic`, `reductions`, ..., `nn`) adds
+`OpInfo`s to the `OPS` list of its own module; this module collects them in
+the order of `AREAS`, checks that names are unique, and selects by pattern.
 
 Example:
     >>> from conformance import database
@@ -16,9 +17,11 @@ from __future__ import annotations
 import fnmatch
 
 from conformance.opinfo import OpInfo
+from conformance.ops import MODULES
 
-#: the modules whose `OPS` lists make up the database
-AREAS = ("conformance.ops", "conformance.ops_nn")
+#: the modules whose `OPS` lists make up the database (test_database.py: every module of conformance/ops/ but
+#: `common` is here)
+AREAS = tuple(f"conformance.ops.{name}" for name in MODULES)
 
 
 def all_ops() -> list[OpInfo]:

@@ -49,8 +49,11 @@ backward: input 0, element 3: backward gives ..., central differences give
 
 ## Adding an op
 
-One `OpInfo` in `conformance/ops.py` (core ops) or `conformance/ops_nn.py`
-(`torchlight.nn.functional`): the call on Tensors, a float64 NumPy
+One `OpInfo` in the `OPS` list of `conformance/ops/<category>.py`, the
+category of the Function it exercises (the modules mirror torchlight's op
+categories: `arithmetic`, `elementwise`, `reductions`, `shapes`, ...; `nn`
+for `torchlight.nn.functional`; shared case tables and builders in
+`conformance/ops/common.py`): the call on Tensors, a float64 NumPy
 reference, the input domain (`conformance/domains.py`: `positive` for log
 and sqrt, `away_from_zero` for kinks, `distinct` against ties), the cases
 (shapes per Tensor input, kwargs, `raises=`/`match=` for bad inputs,

@@ -1,10 +1,31 @@
-"""Every (op, case) of the database as a test, on each backend and dtype tier."""
+"""Every (op, case) of the database as a test, on each backend and dtype tier; and tests of the database's layout.
+
+The layout tests: the database holds exactly the entries of `entries.txt`
+(a category module left out of `AREAS` loses its entries, and fails here);
+every module of `conformance/ops/` is an area; every entry sits in the
+category module of the Function it exercises; every Function exported by
+`torchlight.autograd.functions` is exercised by an entry (or is exempt, with
+the reason); every op of the hypothesis layer (`conformance/hypothesis.py`)
+names an entry of the database (or says why it has none); and the docstring
+examples of the table modules run.
+"""
 
 from __future__ import annotations
 
+import doctest
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
 import pytest
 
+import conformance.ops
+from conformance import database
 from conformance.checks import run_case
+from conformance.ops import CATEGORIES, MODULES
+from torchlight.autograd import Function
+from torchlight.autograd import functions as F
 
 
 def test_case(conformance_case, conformance_target):
@@ -14,3 +35,105 @@ def test_case(conformance_case, conformance_target):
         pytest.skip(result.message)
     if result.status == "failed":
         pytest.fail(result.message, pytrace=False)
+
+
+# ---------------------------------------------------------------- the layout
+ENTRIES = Path(__file__).with_name("entries.txt")
+
+#: where an entry whose Functions name no category (or another one) belongs, and why
+PLACED = {
+    "__pos__": ("arithmetic", "unary plus has no Function: it returns the tensor"),
+    "detach": ("copies", "no Function: a copy cut from the graph"),
+    "argmax": ("reductions", "no Function (no gradient): a reduction by the plan"),
+    "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
+    "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+    "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+}
+
+#: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
+EXEMPT: dict[str, str] = {}
+
+
+def test_the_database_holds_exactly_the_listed_entries():
+    listed = [line for line in ENTRIES.read_text().splitlines() if line and not line.startswith("#")]
+    names = [op.name for op in database.all_ops()]
+    assert len(names) == len(listed) == len(set(listed))
+    missing, extra = sorted(set(listed) - set(names)), sorted(set(names) - set(listed))
+    assert not missing and not extra, (f"entries gone (an area left out of database.AREAS?): {missing}; "
+                                       f"new entries (add them to conformance/entries.txt): {extra}")
+
+
+def test_every_module_of_conformance_ops_is_an_area():
+    found = {m.name for m in pkgutil.iter_modules(conformance.ops.__path__)} - {"common"}
+    assert found == set(MODULES), f"in conformance/ops/ but not an area: {sorted(found - set(MODULES))}"
+    assert database.AREAS == tuple(f"conformance.ops.{m}" for m in MODULES)
+    assert set(MODULES) == set(CATEGORIES.values()) | {"comparisons"}
+
+
+def categories(op) -> set[str]:
+    return {"nn" if f.startswith("nn.functional.") else CATEGORIES.get(f, "?") for f in op.functions()}
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_entry_sits_in_the_category_of_its_function(module):
+    misplaced = []
+    for op in importlib.import_module(f"conformance.ops.{module}").OPS:
+        if op.name in PLACED:
+            ok = PLACED[op.name][0] == module
+        elif not op.functions():
+            ok = module == "comparisons" and not op.differentiable
+        else:
+            ok = module in categories(op)
+        if not ok:
+            misplaced.append(f"{op.name} ({', '.join(op.functions()) or 'no Function'})")
+    assert not misplaced, f"conformance/ops/{module}.py holds entries of other categories: {misplaced}"
+
+
+def exported_functions() -> dict[str, type]:
+    """The Function classes `torchlight.autograd.functions` exports: defined there, or (after the re-layering)
+    in a `torchlight.ops.<category>` / `torchlight.nn.ops` module and re-exported there."""
+    return {name: obj for name, obj in inspect.getmembers(F, inspect.isclass)
+            if issubclass(obj, Function) and obj is not Function and not name.startswith("_")
+            and obj.__module__.startswith("torchlight.")}
+
+
+def test_every_function_has_an_entry():
+    functions = exported_functions()
+    assert len(functions) > 50, sorted(functions)
+    covered = {f for op in database.all_ops() for f in op.functions()}
+    missing = sorted(set(functions) - covered - set(EXEMPT))
+    assert not missing, f"Functions without a conformance entry (add one to conformance/ops/<category>.py): {missing}"
+    stale = sorted(name for name in EXEMPT if name not in functions or name in covered)
+    assert not stale, f"exempt but gone or covered by an entry now (drop them from EXEMPT): {stale}"
+
+
+def test_every_function_has_a_category_and_lives_in_its_module():
+    functions = exported_functions()
+    assert not sorted(set(functions) - set(CATEGORIES)), "Functions of no category: add them to conformance.ops"
+    wrong = {}
+    for name, cls in functions.items():
+        module = cls.__module__
+        if module.startswith("torchlight.ops.") and module.rpartition(".")[2] != CATEGORIES[name]:
+            wrong[name] = module
+        if module == "torchlight.nn.ops" and CATEGORIES[name] != "nn":
+            wrong[name] = module
+    assert not wrong, f"Functions outside the module of their category ({CATEGORIES}): {wrong}"
+
+
+def test_every_hypothesis_op_names_its_database_entry():
+    pytest.importorskip("hypothesis")
+    from conformance.hypothesis import NO_ENTRY, OPS
+
+    names = {op.name for op in database.all_ops()}
+    unknown = sorted(f"{op.name} -> {op.entry}" for op in OPS if op.entry is not None and op.entry not in names)
+    assert not unknown, f"conformance/hypothesis.py names entries the database does not hold: {unknown}"
+    assert {op.name for op in OPS if op.entry is None} == set(NO_ENTRY), "an op without an entry needs a reason"
+    assert all(NO_ENTRY.values())
+
+
+@pytest.mark.parametrize("name", ["conformance", "conformance.database", "conformance.opinfo",
+                                  "conformance.domains", "conformance.ops", "conformance.ops.common",
+                                  *(f"conformance.ops.{m}" for m in MODULES), "conformance.hypothesis"])
+def test_docstring_examples_of_the_table(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

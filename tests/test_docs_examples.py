@@ -153,7 +153,9 @@ def test_reference_imports_and_signatures():
 
 
 def test_reference_square_function(backend, device):
-    from optable import Square  # the reference page's custom Function, verbatim (the op table runs it too)
+    from conformance.hypothesis import (
+        Square,  # the reference page's custom Function, verbatim (the op table runs it too)
+    )
 
     x = tl.tensor([3.0, -1.5], backend=backend, device=device, requires_grad=True)
     y = Square.apply(x)

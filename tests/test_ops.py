@@ -1,4 +1,4 @@
-"""Every built-in op of tests/optable.py: forward against float64 NumPy, gradcheck, gradgradcheck, invariants.
+"""Every op of conformance/hypothesis.py: forward against float64 NumPy, gradcheck, gradgradcheck, invariants.
 
 Shapes are drawn by hypothesis (0-d, size-1 and broadcast pairs included);
 inputs are also given as non-contiguous NumPy views (transposed, strided)
@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from optable import CORE_FUNCTIONS, OPS, broadcast_pair, lay_out, values
 
 import torchlight as tl
+from conformance.hypothesis import CORE_FUNCTIONS, OPS, broadcast_pair, lay_out, values
 from torchlight.autograd import Function, gradcheck, gradgradcheck, topological_sort
 from torchlight.autograd import functions as F
 

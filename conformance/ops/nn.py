@@ -7,6 +7,11 @@ kwargs and are moved to the input's backend and device by the call. The
 `function` field names "nn.functional.<name>" (the coverage test looks for
 it) and the Functions of `torchlight.autograd.functions` the op is built on.
 `Fold`, which only appears in backward passes, has an entry of its own.
+
+Example:
+    >>> from conformance.ops.nn import OPS
+    >>> [op.name for op in OPS if op.function == "Fold"], all(op.area == "nn" for op in OPS)
+    (['Fold'], True)
 """
 
 from __future__ import annotations

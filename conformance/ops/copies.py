@@ -1,0 +1,31 @@
+"""The copy and move entries: clone, detach, astype, to (Functions Clone, AsType, To).
+
+Example:
+    >>> from conformance.ops.copies import OPS
+    >>> [(op.name, op.function) for op in OPS]
+    [('clone', 'Clone'), ('detach', None), ('astype', 'AsType'), ('to', 'To')]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conformance.opinfo import Case, OpInfo, Tol
+from conformance.ops.common import UNARY
+
+OPS: list[OpInfo] = [
+    OpInfo("clone", lambda x: x.clone(), np.copy, UNARY, method="clone", function="Clone"),
+    OpInfo("detach", lambda x: x.detach(), np.copy, UNARY[:3], method="detach", differentiable=False),
+    OpInfo("astype", lambda x, dtype: x.astype(dtype), lambda x, dtype: x, (
+        Case("to_float64", ((3, 4),), kwargs={"dtype": "float64"}),
+        Case("to_float32", ((3, 4),), kwargs={"dtype": "float32"}, dtypes=("float64",),
+             tol={"forward": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "agreement": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "backward": Tol("the output is float32: central differences need a float32-sized step",
+                                  eps=1e-3, atol=1e-4, rtol=1e-4)}),
+    ), method="astype", function="AsType", output_dtype="float"),
+    OpInfo("to", lambda x, backend: x.to(backend=backend), lambda x, backend: x, (
+        Case("numpy", ((3, 4),), kwargs={"backend": "numpy"}),
+        Case("array_api_strict", ((3, 4),), kwargs={"backend": "array_api_strict"}),
+    ), method="to", function="To", same_backend=False),
+]
