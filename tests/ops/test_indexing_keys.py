@@ -58,7 +58,7 @@ def test_a_numpy_integer_scalar_indexes_as_the_int_it_holds(key, backend, device
                                                                 [True, False, False, True]])])
 def test_a_gather_with_repeats_or_a_mask_is_twice_differentiable(key, backend, device):
     if backend.name == "dask" and isinstance(key, np.ndarray):
-        pytest.skip("a lazy mask selects an unknown count on Dask (tests/test_ops.py)")
+        pytest.skip("a lazy mask selects an unknown count on Dask (tests/ops/test_ops.py)")
     x = leaf(np.linspace(-1.0, 1.0, 12).reshape(3, 4), backend, device)
     key = tuple(tl.tensor(k, backend=backend, device=device) if isinstance(k, np.ndarray) else k
                 for k in (key if isinstance(key, tuple) else (key,)))

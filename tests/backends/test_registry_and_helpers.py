@@ -177,7 +177,7 @@ SCATTER_KEYS = [
 def test_scatter_add_sums_repeated_indices(backend, device, name, shape, make_key):
     if name == "mask" and backend.name == "dask":
         pytest.skip("Dask: a lazy mask's count is unknown until computed "
-                    "(test_ops.py::test_a_lazy_dask_mask_is_refused_with_a_way_out)")
+                    "(tests/ops/test_ops.py::test_a_lazy_dask_mask_is_refused_with_a_way_out)")
     key = make_key(backend, device)
     zeros = backend.xp.zeros(shape, dtype=backend.default_float(device), device=device)
     selected_shape = backend.take_key(zeros, key).shape

@@ -3,7 +3,7 @@
 Every scalar function is checked three ways: on plain numbers against `math`,
 on Values (forward equal to the number form, gradient against
 `central_difference` on hypothesis-drawn inputs inside its domain), and, in
-tests/test_scalar_tensor.py, through `backend.map/zip` on Tensors.
+tests/ops/test_scalar_map.py, through `backend.map/zip` on Tensors.
 """
 
 from __future__ import annotations

@@ -280,3 +280,32 @@ def test_pow_partials_on_values_at_base_zero_follow_the_conventions_instead_of_r
     x, y = variable(0.0), variable(2.5)
     scalar.pow_db(x, y).backward()  # pow_db is 0 along a == 0 (the convention): constant in b
     assert y.grad == 0.0 and math.isnan(x.grad)
+
+
+# ----------------------------------- the conventions the Tensor ops follow
+def test_scalar_pow_exponent_gradient_is_zero_at_base_zero():
+    # the Tensor engine's (and PyTorch's) convention: d(a ** b)/db = 0 where a == 0, b == 0 included
+    for b0 in (0.0, 2.0):
+        a, b = scalar.variable(0.0), scalar.variable(b0)
+        (a ** b).backward()
+        assert b.grad == 0.0
+        x, p = tl.tensor(0.0, requires_grad=True), tl.tensor(b0, requires_grad=True)
+        (x ** p).backward()
+        assert p.grad.item() == b.grad
+
+
+def test_scalar_relu_of_nan_is_nan_in_every_form():
+    # as the Tensor op (and PyTorch): a NaN is carried forward, never hidden as 0
+    nan = float("nan")
+    assert np.isnan(scalar.relu(nan))
+    assert np.isnan(scalar.variable(nan).relu().data)
+    t = tl.tensor([nan, -1.0, 2.0])
+    np.testing.assert_array_equal(t.backend.map(scalar.relu)(t).data, t.relu().data)
+
+
+def test_scalar_max_carries_a_nan_from_either_side():
+    # as its own vectorised form (the namespace's maximum) and PyTorch's maximum
+    nan = float("nan")
+    assert np.isnan(scalar.max(nan, 1.0)) and np.isnan(scalar.max(1.0, nan))
+    assert np.isnan(scalar.max(scalar.variable(nan), 1.0).data)
+    assert scalar.max(2.0, 1.0) == 2.0 and scalar.max(1.0, 2.0) == 2.0

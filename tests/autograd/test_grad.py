@@ -2,7 +2,8 @@
 
 Gradients are returned (never accumulated into `.grad`), unused inputs
 raise unless allowed, seeds and create_graph/retain_graph behave as in
-PyTorch, and no two results share an array.
+PyTorch, and no two results share an array. That a retained non-leaf's `.grad` stays
+untouched was found by a differential hunt against torch.autograd.
 """
 
 from __future__ import annotations
@@ -152,3 +153,12 @@ def test_grad_skips_a_part_of_the_graph_freed_by_an_earlier_backward():
     np.testing.assert_allclose(gx.numpy(), np.exp([0.5, 1.0]))
     with pytest.raises(RuntimeError, match="second time"):
         out.backward()
+
+
+def test_autograd_grad_leaves_a_retained_non_leaf_grad_alone():
+    # PyTorch 2.13 fills y.grad here; torchlight's autograd.grad accumulates into no .grad (docs/decisions.md)
+    x = tl.tensor([0.5, -1.2], requires_grad=True)
+    y = (x * 2.0).retain_grad()
+    (gx,) = tl.autograd.grad((y ** 2).sum(), x)
+    np.testing.assert_allclose(gx.numpy(), 8 * x.numpy())
+    assert y.grad is None and x.grad is None

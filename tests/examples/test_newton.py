@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "newton.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "newton.py"
 
 
 def load_example():

@@ -1,4 +1,8 @@
-"""Grad mode: no_grad / enable_grad / set_grad_enabled, as context managers and decorators, per thread."""
+"""Grad mode: no_grad / enable_grad / set_grad_enabled, as context managers and decorators, per thread.
+
+The tests of set_grad_enabled in every form and of decorated generators were found by a
+differential hunt against PyTorch.
+"""
 
 from __future__ import annotations
 
@@ -132,3 +136,40 @@ def test_one_instance_entered_twice_and_from_two_threads():
         t.join()
     assert sorted(seen) == [False, False, True, True]
     assert tl.is_grad_enabled()
+
+
+# -------------------- set_grad_enabled in every form, decorated generators
+def test_set_grad_enabled_as_a_function_a_context_manager_and_a_decorator():
+    x = tl.tensor([1.0], requires_grad=True)
+    tl.set_grad_enabled(False)
+    assert not tl.is_grad_enabled()
+    tl.set_grad_enabled(True)
+    with tl.set_grad_enabled(False):
+        assert not tl.is_grad_enabled() and not (x * 2).requires_grad
+        with tl.set_grad_enabled(True):
+            assert (x * 2).requires_grad
+        assert not tl.is_grad_enabled()
+    assert tl.is_grad_enabled()
+
+    @tl.set_grad_enabled(False)
+    def quiet(t):
+        return t * 2
+
+    assert tl.is_grad_enabled()  # decorating does not change the mode
+    assert not quiet(x).requires_grad and tl.is_grad_enabled()
+
+
+@pytest.mark.parametrize("mode", [tl.no_grad, tl.enable_grad])
+def test_a_decorated_generator_runs_each_step_in_its_mode(mode):
+    x = tl.tensor([1.0], requires_grad=True)
+
+    @mode()
+    def steps():
+        for _ in range(2):
+            yield tl.is_grad_enabled(), (x * 2).requires_grad
+
+    outside = not mode.mode
+    with tl.set_grad_enabled(outside):
+        seen = list(steps())
+        assert tl.is_grad_enabled() is outside
+    assert seen == [(mode.mode, mode.mode)] * 2

@@ -9,7 +9,7 @@ import pytest
 
 from torchlight.autograd import central_difference
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scalar_mlp.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scalar_mlp.py"
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ the trajectories of SGD, Adam and AdamW with parameter groups, a learning
 rate changed through `param_groups`, parameters with no gradient in some
 steps, frozen parameters and a checkpoint taken halfway; hyper-parameters
 given as NumPy scalars or Tensors (a float32 model stays float32); a group
-dict that stays the optimizer's own; and PyTorch's ValueErrors.
+dict that stays the optimizer's own; PyTorch's ValueErrors; a single tensor given instead
+of a list, and frozen parameters left alone until unfrozen.
 """
 
 from __future__ import annotations
@@ -300,3 +301,30 @@ def test_a_state_dict_taken_before_a_step_keeps_its_values():
     for name, value in state.items():
         np.testing.assert_array_equal(value.numpy(), before[name])
         assert not np.array_equal(model.state_dict()[name].numpy(), before[name])
+
+
+def test_an_optimizer_given_one_tensor_instead_of_a_list_says_so():
+    w = nn.Parameter(tl.ones(3))  # list(w) would iterate its rows, which are not leaves
+    with pytest.raises(TypeError, match=r"an iterable of Tensors or of parameter groups.*\[w\]"):
+        tl.optim.SGD(w, lr=0.1)
+    with pytest.raises(TypeError, match="iterable"):
+        tl.optim.Adam(nn.Parameter(tl.tensor(1.0)))
+
+
+def test_an_optimizer_takes_frozen_parameters_and_leaves_them_until_unfrozen():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+    model[0].weight.requires_grad = False  # fine-tuning: freeze, then hand over model.parameters()
+    frozen = model[0].weight.numpy().copy()
+    optimizer = tl.optim.SGD(model.parameters(), lr=0.1)
+    model(tl.ones(3, 2)).sum().backward()
+    optimizer.step()
+    np.testing.assert_array_equal(model[0].weight.numpy(), frozen)
+    assert model[0].weight.grad is None and model[0].bias.grad is not None
+    model[0].weight.requires_grad = True  # gradual unfreezing: the optimizer already holds it
+    optimizer.zero_grad()
+    model(tl.ones(3, 2)).sum().backward()
+    optimizer.step()
+    grad = model[0].weight.grad.numpy()
+    np.testing.assert_allclose(model[0].weight.numpy(), frozen - 0.1 * grad, rtol=1e-15)
+    with pytest.raises(ValueError, match="requires_grad=True"):  # a plain tensor that never wanted one: a mistake
+        tl.optim.SGD([tl.zeros(2)], lr=0.1)

@@ -19,7 +19,7 @@ pytest.importorskip("sklearn")
 pytest.importorskip("tqdm")
 pytest.importorskip("safetensors")
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "digits.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "digits.py"
 
 
 def load_example():
