@@ -5,14 +5,14 @@ category of the Function its `function=` field names (the first that has a
 category), a Tensor method with no Function of its own with the Function it
 is built on (`mean` in reductions, `squeeze` in shapes). `common` holds the
 case tables and entry builders the categories share (`UNARY`, `BINARY`,
-`unary`, `binary`, `binary_errors`, ...). `CATEGORIES` maps each Function to
-its category (the re-layering's plan); `conformance.database.AREAS` lists
+`unary`, `binary`, `binary_errors`, ...). `category_of` reads a Function's
+category off the module that defines it; `conformance.database.AREAS` lists
 the modules, and `conformance/test_database.py` checks that every entry sits
 in its Function's category and that no module is left out.
 
 Example:
-    >>> from conformance.ops import CATEGORIES, elementwise
-    >>> CATEGORIES["Exp"], [op.name for op in elementwise.OPS if op.function == "Exp"]
+    >>> from conformance.ops import category_of, elementwise
+    >>> category_of("Exp"), [op.name for op in elementwise.OPS if op.function == "Exp"]
     ('elementwise', ['exp'])
 """
 
@@ -22,20 +22,12 @@ from __future__ import annotations
 MODULES = ("arithmetic", "linear_algebra", "elementwise", "activations", "trigonometric", "reductions", "shapes",
            "indexing", "copies", "scalar_map", "comparisons", "nn")
 
-_PLAN = {
-    "arithmetic": "Add Sub Mul Div Neg Pow FloorDivide Remainder",
-    "linear_algebra": "MatMul",
-    "elementwise": "Exp Log LogBack Inv InvBack Sqrt Abs Log1p Expm1 Log2 Log10 Square PiecewiseConstant Maximum "
-                   "Minimum LogAddExp Clamp Hypot Copysign",
-    "activations": "Sigmoid SigmoidBack ReLU ReluBack",
-    "trigonometric": "Sin Cos Tan Sinh Cosh Tanh TanhBack Asin Acos Atan Asinh Acosh Atanh Atan2",
-    "reductions": "Sum SumTo Max Min Var Std Prod Norm Cumsum ReverseCumsum LogSumExp Softmax LogSoftmax",
-    "shapes": "Permute Reshape BroadcastView Concat Stack Flip Roll Tile",
-    "indexing": "Gather GatherBack TakeAlongAxis Where",
-    "copies": "Clone AsType To",
-    "scalar_map": "Map Zip PlainPartial",
-    "nn": "Linear Softplus Dropout CrossEntropy BinaryCrossEntropyLog Pad Unfold Fold",
-}
 
-#: Function name -> the category (module of `MODULES`) it belongs to
-CATEGORIES: dict[str, str] = {f: category for category, names in _PLAN.items() for f in names.split()}
+
+def category_of(function: str) -> str:
+    """The category of the built-in Function called `function`: the `torchlight.ops` module it is
+    defined in (`nn` for `torchlight.nn.ops`), read from the code, so no list here can go stale."""
+    from torchlight.autograd import functions
+
+    module = getattr(functions, function).__module__
+    return "nn" if module == "torchlight.nn.ops" else module.rpartition(".")[2]

@@ -1,4 +1,5 @@
-"""The elementwise entries: exp, log, sqrt, 1/x, abs, the step functions, maximum/minimum, logaddexp, clamp.
+"""The elementwise entries: exp, log, sqrt, 1/x, abs, the step functions, maximum/minimum, logaddexp, hypot,
+copysign, clamp.
 
 Also `LogBack` and `InvBack`, called directly. Step functions (sign,
 floor, ceil, round, trunc: Function PiecewiseConstant) draw inputs off
@@ -102,6 +103,31 @@ LOGADDEXP_LARGE = (Case("large", ((4,), (4,)), domain=(D.fixed([1000.0, -1000.0,
                         note="no overflow at |x| = 1000; each side's share sigmoid(a - b), accurate in the tail"),)
 
 
+def hypot_origin_grad(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) / hypot(a, b), and 0 at the origin (the convention of norm at a zero vector)."""
+    h = np.hypot(a, b)
+    scale = np.divide(1.0, h, out=np.zeros_like(h), where=h > 0)
+    return a * scale, b * scale
+
+
+HYPOT_ORIGIN = (Case("origin", ((4,), (4,)), domain=(D.fixed([0.0, 0.0, 3.0, -1.0]), D.fixed([0.0, 2.0, 0.0, 1e-3])),
+                     grad_reference=hypot_origin_grad, double_backward=False,
+                     note="the gradient is 0 at the origin"),)
+
+# both sides clear of 0: |a| has its kink there and the sign of b its jump
+COPYSIGN_DOMAIN = (D.away_from_zero, D.away_from_zero)
+
+
+def copysign_zeros_grad(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """+-1 by whether the sign flips, 0 where a is 0; 0 for b (PyTorch's conventions)."""
+    return np.where(a == 0, 0.0, np.copysign(1.0, a) * np.copysign(1.0, b)), np.zeros_like(b)
+
+
+COPYSIGN_ZEROS = (Case("zeros", ((4,), (4,)), domain=(D.fixed([0.0, 2.0, -3.0, 1.0]), D.fixed([-1.0, -0.0, 0.0, 2.0])),
+                       grad_reference=copysign_zeros_grad, double_backward=False,
+                       note="-0.0 counts as negative; the gradient is 0 where a is 0 and for b"),)
+
+
 OPS: list[OpInfo] = [
     unary("exp", np.exp, "Exp", domain=D.bounded),
     unary("log", np.log, "Log", domain=D.positive, cases=UNARY + (
@@ -131,6 +157,10 @@ OPS: list[OpInfo] = [
     extremum("minimum", np.minimum, "Minimum", free=False),
     pair("logaddexp", np.logaddexp, "LogAddExp", True, D.normal, LOGADDEXP_LARGE),
     pair("logaddexp", np.logaddexp, "LogAddExp", False, D.normal),
+    pair("hypot", np.hypot, "Hypot", True, D.normal, HYPOT_ORIGIN),
+    pair("hypot", np.hypot, "Hypot", False, D.normal, HYPOT_ORIGIN),
+    pair("copysign", np.copysign, "Copysign", True, COPYSIGN_DOMAIN, COPYSIGN_ZEROS),
+    pair("copysign", np.copysign, "Copysign", False, COPYSIGN_DOMAIN),
     OpInfo("clamp", clamp_call, clamp_ref, (
         Case("both", ((3, 4),), kwargs={"min": LO, "max": HI}),
         Case("min_only", ((3, 4),), kwargs={"min": LO}),
