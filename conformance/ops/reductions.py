@@ -1,7 +1,7 @@
 """The reduction entries: sum, mean, max/min (and argmax/argmin), var, std, prod, cumsum, logsumexp, norm,
 softmax, log_softmax, mse_loss.
 
-Also `SumTo` and `ReverseCumsum` (the backward helpers of broadcasting and
+Also `ReverseCumsum` (the backward helper of
 cumsum), called directly. `REDUCE_CASES` are the dim/keepdim cases the
 reductions share; ties of max and min get the documented even split.
 
@@ -31,13 +31,6 @@ def softmax_ref(x: np.ndarray, dim: int = -1) -> np.ndarray:
 def log_softmax_ref(x: np.ndarray, dim: int = -1) -> np.ndarray:
     shifted = x - np.max(x, axis=dim, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
-
-
-def sum_to_ref(g: np.ndarray, shape: tuple) -> np.ndarray:
-    lead = g.ndim - len(shape)
-    out = np.sum(g, axis=tuple(range(lead))) if lead else g
-    dims = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
-    return np.sum(out, axis=dims, keepdims=True).reshape(shape)
 
 
 REDUCE_CASES = (
@@ -260,10 +253,4 @@ OPS: list[OpInfo] = [
             Case("target_fixed", ((3, 4), (3, 4)), grad=(True, False)),
             Case("shape_mismatch", ((3,), (4,)), raises=ValueError, match="mse_loss: input shape (3,)")),
            method="mse_loss", function=("Sub", "Mul", "Sum")),
-    OpInfo("SumTo", lambda g, shape: F.SumTo.apply(g, shape), sum_to_ref, (
-        Case("rows", ((3, 4),), kwargs={"shape": (1, 4)}),
-        Case("leading", ((2, 3, 4),), kwargs={"shape": (3, 1)}),
-        Case("to_0d", ((4,),), kwargs={"shape": ()}),
-        Case("identity", ((3, 4),), kwargs={"shape": (3, 4)}),
-    ), function="SumTo"),
 ]

@@ -109,6 +109,13 @@ def chunk_ref(x: np.ndarray, chunks: int, dim: int = 0) -> np.ndarray:
     return split_ref(x, [0] * chunks if n == 0 else -(-n // chunks), dim)
 
 
+def sum_to_ref(g: np.ndarray, shape: tuple) -> np.ndarray:
+    lead = g.ndim - len(shape)
+    out = np.sum(g, axis=tuple(range(lead))) if lead else g
+    dims = tuple(i for i, n in enumerate(shape) if n == 1 and out.shape[i] != 1)
+    return np.sum(out, axis=dims, keepdims=True).reshape(shape)
+
+
 OPS: list[OpInfo] = [
     shaped("permute", lambda x, dims: x.permute(*dims), lambda x, dims: np.transpose(x, dims), "Permute", (
         Case("3d", ((2, 3, 4),), kwargs={"dims": (2, 0, 1)}),
@@ -251,4 +258,10 @@ OPS: list[OpInfo] = [
     OpInfo("tl.concat", lambda *parts, dim=0: tl.concat(parts, dim),
            lambda *parts, dim=0: np.concatenate(parts, axis=dim),
            (Case("two", ((2, 3), (1, 3))), Case("dim1", ((2, 3), (2, 2)), kwargs={"dim": 1})), function="Concat"),
+    OpInfo("SumTo", lambda g, shape: F.SumTo.apply(g, shape), sum_to_ref, (
+        Case("rows", ((3, 4),), kwargs={"shape": (1, 4)}),
+        Case("leading", ((2, 3, 4),), kwargs={"shape": (3, 1)}),
+        Case("to_0d", ((4,),), kwargs={"shape": ()}),
+        Case("identity", ((3, 4),), kwargs={"shape": (3, 4)}),
+    ), function="SumTo"),
 ]

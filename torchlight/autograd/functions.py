@@ -27,201 +27,42 @@ Example:
 
 from __future__ import annotations
 
+import inspect
+
 from torchlight.engine import Context, Function  # noqa: F401  (the base classes, as before)
-from torchlight.nn.ops import (  # noqa: F401
-    BinaryCrossEntropyLog,
-    CrossEntropy,
-    Dropout,
-    Fold,
-    Linear,
-    Pad,
-    Softplus,
-    Unfold,
-    window_count,  # noqa: F401
-)
-from torchlight.ops.activations import (  # noqa: F401
-    ReLU,
-    ReluBack,
-    Sigmoid,
-    SigmoidBack,
-)
-from torchlight.ops.arithmetic import (  # noqa: F401
-    Add,
-    Div,
-    FloorDivide,
-    Mul,
-    Neg,
-    Pow,
-    Remainder,
-    Sub,
+from torchlight.nn import ops as _nn_ops
+from torchlight.nn.ops import window_count  # noqa: F401
+from torchlight.ops import (
+    activations,
+    arithmetic,
+    copies,
+    elementwise,
+    indexing,
+    linear_algebra,
+    reductions,
+    scalar_map,
+    shapes,
+    trigonometric,
 )
 from torchlight.ops.common import broadcast_shapes, index_key, mean_scale, normalize_dims, resolve_shape  # noqa: F401
-from torchlight.ops.copies import (  # noqa: F401
-    AsType,
-    Clone,
-    To,
-)
-from torchlight.ops.elementwise import (  # noqa: F401
-    Abs,
-    Clamp,
-    Exp,
-    Expm1,
-    Inv,
-    InvBack,
-    Log,
-    Log1p,
-    Log2,
-    Log10,
-    LogAddExp,
-    LogBack,
-    Maximum,
-    Minimum,
-    PiecewiseConstant,
-    Sqrt,
-    Square,
-)
-from torchlight.ops.indexing import (  # noqa: F401
-    Gather,
-    GatherBack,
-    TakeAlongAxis,
-    Where,
-    one_hot,  # noqa: F401
-)
-from torchlight.ops.linear_algebra import (  # noqa: F401
-    MatMul,
-    matmul,  # noqa: F401
-)
-from torchlight.ops.reductions import (  # noqa: F401
-    Cumsum,
-    LogSoftmax,
-    LogSumExp,
-    Max,
-    Min,
-    Norm,
-    Prod,
-    ReverseCumsum,
-    Softmax,
-    Std,
-    Sum,
-    Var,
-)
-from torchlight.ops.scalar_map import (  # noqa: F401
-    Map,
-    PlainPartial,
-    Zip,
-)
-from torchlight.ops.shapes import (  # noqa: F401
-    BroadcastView,
-    Concat,
-    Flip,
-    Permute,
-    Reshape,
-    Roll,
-    Stack,
-    SumTo,
-    Tile,
-    sum_to,  # noqa: F401
-)
-from torchlight.ops.trigonometric import (  # noqa: F401
-    Acos,
-    Acosh,
-    Asin,
-    Asinh,
-    Atan,
-    Atan2,
-    Atanh,
-    Cos,
-    Cosh,
-    Sin,
-    Sinh,
-    Tan,
-    Tanh,
-    TanhBack,
-)
+from torchlight.ops.indexing import one_hot  # noqa: F401
+from torchlight.ops.linear_algebra import matmul  # noqa: F401
+from torchlight.ops.shapes import sum_to  # noqa: F401
+
+#: the modules that define built-in Functions: each Function is gathered from where it is defined,
+#: so a new op needs no line here (and this module cannot fall behind the op library)
+MODULES = (arithmetic, linear_algebra, elementwise, activations, trigonometric, reductions, shapes, indexing, copies,
+           scalar_map, _nn_ops)
+
+
+def _defined_in(module: object) -> dict[str, type]:
+    """The Function subclasses `module` defines (not the ones it imports)."""
+    return {name: obj for name, obj in vars(module).items()
+            if inspect.isclass(obj) and issubclass(obj, Function) and obj.__module__ == module.__name__}
+
+
+FUNCTIONS: dict[str, type] = {name: cls for module in MODULES for name, cls in _defined_in(module).items()}
+globals().update(FUNCTIONS)
 
 #: every built-in Function class, by name
-__all__ = [
-    "Abs",
-    "Acos",
-    "Acosh",
-    "Add",
-    "AsType",
-    "Asin",
-    "Asinh",
-    "Atan",
-    "Atan2",
-    "Atanh",
-    "BinaryCrossEntropyLog",
-    "BroadcastView",
-    "Clamp",
-    "Clone",
-    "Concat",
-    "Cos",
-    "Cosh",
-    "CrossEntropy",
-    "Cumsum",
-    "Div",
-    "Dropout",
-    "Exp",
-    "Expm1",
-    "Flip",
-    "FloorDivide",
-    "Fold",
-    "Gather",
-    "GatherBack",
-    "Inv",
-    "InvBack",
-    "Linear",
-    "Log",
-    "Log10",
-    "Log1p",
-    "Log2",
-    "LogAddExp",
-    "LogBack",
-    "LogSoftmax",
-    "LogSumExp",
-    "Map",
-    "MatMul",
-    "Max",
-    "Maximum",
-    "Min",
-    "Minimum",
-    "Mul",
-    "Neg",
-    "Norm",
-    "Pad",
-    "Permute",
-    "PiecewiseConstant",
-    "PlainPartial",
-    "Pow",
-    "Prod",
-    "ReLU",
-    "ReluBack",
-    "Remainder",
-    "Reshape",
-    "ReverseCumsum",
-    "Roll",
-    "Sigmoid",
-    "SigmoidBack",
-    "Sin",
-    "Sinh",
-    "Softmax",
-    "Softplus",
-    "Sqrt",
-    "Square",
-    "Stack",
-    "Std",
-    "Sub",
-    "Sum",
-    "SumTo",
-    "TakeAlongAxis",
-    "Tan",
-    "Tanh",
-    "TanhBack",
-    "Tile",
-    "To",
-    "Unfold",
-    "Var",
-    "Where",
-    "Zip",
-]
+__all__ = sorted(FUNCTIONS)
