@@ -20,7 +20,8 @@ from torchlight import scalar
 CORE_MODULES = [
     "torchlight", "torchlight.tensor", "torchlight.creation", "torchlight.grad_mode", "torchlight.autograd",
     "torchlight.autograd.function", "torchlight.autograd.engine", "torchlight.autograd.functions",
-    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compiler", "torchlight.blocking",
+    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile", "torchlight.compile.api",
+    "torchlight.compile.blocking",
 ]
 
 
