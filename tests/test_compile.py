@@ -878,7 +878,7 @@ def test_a_sum_with_a_negated_gradient_is_one_subtraction():
     x, y = (tl.tensor(rng.standard_normal(8), requires_grad=True) for _ in range(2))
     f(x, y).backward()
     (programs,) = f.programs.values()
-    names = [getattr(s[0], "__qualname__", "") for s in programs[0].backward_one]
+    names = [getattr(s.forward, "__qualname__", "") for s in programs[0].backward_one]
     assert not any(n.startswith("Neg.") for n in names) and any(n.startswith("Sub.") for n in names), names
     got = x.grad.numpy().copy()
     x.grad = y.grad = None

@@ -12,6 +12,7 @@ replayed a block at a time instead (`blocking.plan`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from collections.abc import Callable, Set
@@ -21,6 +22,8 @@ from torchlight.autograd import functions as F
 from torchlight.autograd.function import Context, History
 from torchlight.compile.blocking import Blocked, plan
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
+from torchlight.compile.record import OpaqueBackward
+from torchlight.compile.steps import BuildStep, Step
 from torchlight.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -32,9 +35,7 @@ __all__ = ["build"]
 def build(rec: Recording) -> Program:
     """The Program of a recording: registers for its values, steps, and when to free each register.
 
-    While building, a step is (Function or None, forward, ctx, args, the registers it writes,
-    the register its result goes to);
-    the Program's steps are (forward, ctx, args, register, the registers to free after it).
+    While building, each list is of `BuildStep`s; the Program's lists are of `Step`s (or `Blocked`).
     """
     out, inputs, wants, seed = rec.out, rec.inputs, rec.wants, rec.seed
     p = Program()
@@ -52,10 +53,10 @@ def build(rec: Recording) -> Program:
     def arg(e: Any) -> Any:
         return reg(e) if type(e) is History or (isinstance(e, Tensor) and e in rec.known) else e
 
-    def step(h: History) -> tuple:
+    def step(h: History) -> BuildStep:
         quiet = Context(True)
         quiet.needs_input_grad = h.ctx.needs_input_grad
-        return (h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
+        return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
 
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)
@@ -65,22 +66,25 @@ def build(rec: Recording) -> Program:
     p.wants_grad = bool(rec.params)
     p.output = reg(out.graph_node)
     p.sink = Tensor._wrap(None, p.backend)
-    infer, train, backward = [], [], []
+    infer: list[BuildStep] = []
+    train: list[BuildStep] = []
+    backward: list[BuildStep] = []
     opaque_index: dict[History, int] = {}
     for h in rec.forward:
         infer.append(step(h))
         if h in rec.opaque:
             opaque_index[h] = len(opaque_index)
             call = opaque_forward(p, h.last_fn, h.ctx.needs_input_grad)
-            train.append((None, call, None, infer[-1][3], (reg(h),), reg(h)))
+            train.append(BuildStep(None, call, None, infer[-1].args, (reg(h),), reg(h)))
         else:
             train.append(infer[-1])
     for entry in rec.backward:
-        if type(entry) is tuple:  # ("opaque", node, d)
-            _, node, d = entry
+        if type(entry) is OpaqueBackward:
+            node = entry.node
             outs = tuple((i, reg(r)) for i, r in rec.opaque[node])
             call = opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs)
-            backward.append((None, call, None, (reg(d.graph_node),), tuple(r for _, r in outs), p.sink))
+            backward.append(BuildStep(None, call, None, (reg(entry.grad.graph_node),), tuple(r for _, r in outs),
+                                      p.sink))
         else:
             backward.append(step(entry))
     if seed is not None:
@@ -93,11 +97,11 @@ def build(rec: Recording) -> Program:
     p.registers = (*regs.values(), p.sink)
     needed = {r for r in grad_regs if r is not None}
     backward = _live(_fold_negations(backward, needed), needed, registers)
-    made_before = {r for s in train for r in s[4]} | set(p.inputs)
+    made_before = {r for s in train for r in s.writes} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
     mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
-    spare = {s[5] for s in train if getattr(s[0], "elementwise", False)}.intersection(p.saved, mine)
+    spare = {s.out for s in train if getattr(s.fn, "elementwise", False)}.intersection(p.saved, mine)
     p.infer = _finished(p, infer, registers, {p.output}, mine, meta)
     p.train = _finished(p, train, registers, {p.output, *p.saved}, mine, meta)
     p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
@@ -109,16 +113,16 @@ def build(rec: Recording) -> Program:
     return p
 
 
-def _finished(p: Program, steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
-              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[tuple] | Blocked:
+def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[Step] | Blocked:
     """The steps as the program runs them (`_finish`), a block at a time where they qualify
     (`plan`; `spare`: the saved values a blocked backward may write its gradients over)."""
     done = _finish(steps, registers, keep, mine, meta)
     return plan(steps, done, registers, keep, spare, meta, p.backend) or done
 
 
-def _seeded_by_one(steps: list[tuple], seed: Tensor, needed: set[Tensor], registers: set[Tensor],
-                   meta: dict[Tensor, tuple]) -> list[tuple]:
+def _seeded_by_one(steps: list[BuildStep], seed: Tensor, needed: set[Tensor], registers: set[Tensor],
+                   meta: dict[Tensor, tuple]) -> list[BuildStep]:
     """The backward steps for a seed of exactly 1 (what `loss.backward()` gives a 0-d loss).
 
     A product with the seed, broadcast or reshaped, is the other operand
@@ -127,70 +131,75 @@ def _seeded_by_one(steps: list[tuple], seed: Tensor, needed: set[Tensor], regist
     not). A result that is a gradient handed out is still computed, so that
     no gradient is another value's array.
     """
-    ones, rename, out = {seed}, {}, []
-    for fn, forward, ctx, args, writes, target in steps:
-        args = tuple(rename.get(a, a) if type(a) is Tensor else a for a in args)
-        if fn in (F.BroadcastView, F.Reshape) and args[0] in ones:
-            ones.add(target)
-        elif fn is F.Mul and target not in needed:
+    ones: set[Tensor] = {seed}
+    rename: dict[Tensor, Tensor] = {}
+    out: list[BuildStep] = []
+    for step in steps:
+        args = tuple(rename.get(a, a) if type(a) is Tensor else a for a in step.args)
+        renamed = any(a is not b for a, b in zip(args, step.args))  # (not ==: a Tensor's == is an op)
+        if step.fn in (F.BroadcastView, F.Reshape) and args[0] in ones:
+            ones.add(step.out)
+        elif step.fn is F.Mul and step.out not in needed:
             a, b = args
             other = b if a in ones else a if b in ones else None
-            if other is not None and meta.get(other) == meta[target]:
-                rename[target] = other
+            if other is not None and meta.get(other) == meta[step.out]:
+                rename[step.out] = other
                 continue
-        out.append((fn, forward, ctx, args, writes, target))
+        out.append(dataclasses.replace(step, args=args) if renamed else step)
     return _live(out, needed, registers)
 
 
-def _fold_negations(steps: list[tuple], needed: set[Tensor]) -> list[tuple]:
+def _fold_negations(steps: list[BuildStep], needed: set[Tensor]) -> list[BuildStep]:
     """`a + (-b)` as `a - b`: one pass over the arrays fewer, and the same to the bit (IEEE
     defines a - b as a + (-b)). A backward sums a Neg's gradient (`-g`) into another this way.
     The Neg's result must be read by that Add alone; the Neg is then dead and dropped by `_live`."""
     reads: dict[Tensor, int] = {}
     for step in steps:
-        for a in step[3]:
+        for a in step.args:
             if type(a) is Tensor:
                 reads[a] = reads.get(a, 0) + 1
-    negated = {s[5]: s[3][0] for s in steps if s[0] is F.Neg and reads.get(s[5]) == 1 and s[5] not in needed}
+    negated = {s.out: s.args[0] for s in steps if s.fn is F.Neg and reads.get(s.out) == 1 and s.out not in needed}
     out = []
-    for fn, forward, ctx, args, writes, target in steps:
-        if fn is F.Add and all(type(a) is Tensor for a in args) and (args[0] in negated) != (args[1] in negated):
+    for step in steps:
+        args = step.args
+        if (step.fn is F.Add and all(type(a) is Tensor for a in args)
+                and (args[0] in negated) != (args[1] in negated)):
             a, b = (args[1], negated[args[0]]) if args[0] in negated else (args[0], negated[args[1]])
-            fn, forward, args = F.Sub, F.Sub.forward, (a, b)
-        out.append((fn, forward, ctx, args, writes, target))
+            step = dataclasses.replace(step, fn=F.Sub, forward=F.Sub.forward, args=(a, b))
+        out.append(step)
     return out
 
 
-def _reads(steps: list[tuple], registers: set[Tensor]) -> list[Tensor]:
+def _reads(steps: list[BuildStep], registers: set[Tensor]) -> list[Tensor]:
     """The registers the steps read, in order of first read (each once)."""
     seen: dict[Tensor, None] = {}
     for step in steps:
-        for a in step[3]:
+        for a in step.args:
             if type(a) is Tensor and a in registers:
                 seen.setdefault(a)
     return list(seen)
 
 
-def _live(steps: list[tuple], needed: set[Tensor], registers: set[Tensor]) -> list[tuple]:
+def _live(steps: list[BuildStep], needed: set[Tensor], registers: set[Tensor]) -> list[BuildStep]:
     """The steps whose results something needs, walking back from `needed` (dead code dropped)."""
     needed = set(needed)
     kept = []
     for step in reversed(steps):
-        if any(w in needed for w in step[4]):
+        if any(w in needed for w in step.writes):
             kept.append(step)
-            needed.update(a for a in step[3] if type(a) is Tensor and a in registers)
+            needed.update(a for a in step.args if type(a) is Tensor and a in registers)
     kept.reverse()
     return kept
 
 
-def _finish(steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
-            meta: dict[Tensor, tuple]) -> list[tuple]:
+def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+            meta: dict[Tensor, tuple]) -> list[Step]:
     """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
     and one whose Function has `forward_into` tries it where the registers it would overwrite
     are among those."""
     last: dict[Tensor, int] = {}
     for k, step in enumerate(steps):
-        for a in step[3]:
+        for a in step.args:
             if type(a) is Tensor and a in registers:
                 last[a] = k
     frees: list[list[Tensor]] = [[] for _ in steps]
@@ -198,13 +207,14 @@ def _finish(steps: list[tuple], registers: set[Tensor], keep: set[Tensor], mine:
         if r not in keep:
             frees[k].append(r)
     out = []
-    for (fn, forward, ctx, args, _, target), free in zip(steps, frees):
+    for step, free in zip(steps, frees):
+        fn, forward, args = step.fn, step.forward, step.args
         into = getattr(fn, "forward_into", None)
-        if into is not None and _may_overwrite(fn.overwrites, args, target, free, mine, meta):
+        if into is not None and _may_overwrite(fn.overwrites, args, step.out, free, mine, meta):
             forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))
-        elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, target, free, mine, meta):
+        elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, step.out, free, mine, meta):
             forward = _try_into(forward, _swapped(into), (args[1],))
-        out.append((forward, ctx, args, target, tuple(free)))
+        out.append(Step(forward, step.ctx, args, step.out, tuple(free)))
     return out
 
 

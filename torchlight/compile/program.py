@@ -19,6 +19,7 @@ from torchlight import grad_mode
 from torchlight.autograd import function as _function
 from torchlight.autograd.function import Context, Function, History
 from torchlight.compile.blocking import Blocked
+from torchlight.compile.steps import Step
 from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
@@ -60,7 +61,7 @@ class Replay(Function):
 
 class Program:
     """The steps of one recorded signature: forward (twice: for inference, and
-    keeping what backward needs) and backward, each step `out.data = forward(ctx, *args)`."""
+    keeping what backward needs) and backward, each a list of `Step`s (`out.data = forward(ctx, *args)`)."""
 
     def __init__(self) -> None:
         self.inputs: list[Tensor] = []      # the registers of fn's Tensor arguments
@@ -70,10 +71,10 @@ class Program:
         self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad, the modes, when recorded
         self.backend: Any = None
         # each list of steps, or its Blocked replay where its ops are all elementwise on big arrays
-        self.infer: list[tuple] | Blocked = []     # forward steps for a call that needs no gradient
-        self.train: list[tuple] | Blocked = []     # forward steps that keep opaque nodes' contexts
-        self.backward: list[tuple] | Blocked = []
-        self.backward_one: list[tuple] | Blocked | None = None  # for a 0-d seed of 1 (`seeded_by_one`)
+        self.infer: list[Step] | Blocked = []     # forward steps for a call that needs no gradient
+        self.train: list[Step] | Blocked = []     # forward steps that keep opaque nodes' contexts
+        self.backward: list[Step] | Blocked = []
+        self.backward_one: list[Step] | Blocked | None = None  # for a 0-d seed of 1 (`seeded_by_one`)
         self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
         self.output: Tensor | None = None   # the register of fn's result
         self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
@@ -137,18 +138,18 @@ class Program:
         return grads
 
 
-def run_steps(steps: list[tuple] | Blocked, reuse: bool = False) -> None:
+def run_steps(steps: list[Step] | Blocked, reuse: bool = False) -> None:
     """The replay loop: each step writes its register and lets go of the ones it used last
     (a block at a time for a `Blocked` list, whose results may take arrays a backward is done with
     where `reuse`)."""
     if type(steps) is Blocked:
         steps.run(run_steps, reuse)
         return
-    for forward, ctx, args, out, frees in steps:
-        data = forward(ctx, *args)
-        out.data = data.data if type(data) is Tensor else data
+    for step in steps:
+        data = step.forward(step.ctx, *step.args)
+        step.out.data = data.data if type(data) is Tensor else data
         data = None  # the register alone holds it: the next step may overwrite it (`build._try_into`)
-        for reg in frees:
+        for reg in step.frees:
             reg.data = None
 
 

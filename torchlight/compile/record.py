@@ -23,7 +23,7 @@ import numbers
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from torchlight.compile.program import LOCK, Replay
 from torchlight.nn.module import Module
 from torchlight.tensor import _NUMBERS, Tensor  # private: _NUMBERS, the constants Python numbers in ops become
 
-__all__ = ["PATCHED", "CompileError", "Recording", "record", "watching"]
+__all__ = ["PATCHED", "CompileError", "OpaqueBackward", "Recording", "record", "watching"]
 
 
 class CompileError(RuntimeError):
@@ -153,6 +153,13 @@ def watching(watch: Watch) -> Iterator[None]:
             setattr(cls, name, value)
 
 
+class OpaqueBackward(NamedTuple):
+    """In a recorded backward, the backward of a node that runs as in eager mode (`Recording._opaque`)."""
+
+    node: History  # the forward node, replayed with a Context of its own on each call
+    grad: Tensor  # the gradient of its result that it is given
+
+
 def _is_number_constant(t: Tensor) -> bool:
     """One of the cached constants a Python number in an op is lifted to (made from the number alone)."""
     return any(c is t for c in _NUMBERS.values())
@@ -206,7 +213,7 @@ class Recording:
         self.watch = Watch()
         self.known: set[Any] = set()
         self.forward: list[History] = []
-        self.backward: list[Any] = []            # backward Histories, and ("opaque", node, d) entries
+        self.backward: list[History | OpaqueBackward] = []  # in order; an opaque node's backward as one
         self.opaque: dict[History, list] = {}    # a forward node replayed as a call -> (position, register key)
         self.params: list[Tensor] = []
         self.outside: dict[Tensor, None] = {}    # the leaves from outside fn, in order
@@ -355,7 +362,7 @@ class Recording:
             self.known.add(r)
             out.append((parent, r))
         self.opaque[node] = [(i, r) for i, (_, r) in zip(positions, out)]
-        self.backward.append(("opaque", node, d))
+        self.backward.append(OpaqueBackward(node, d))
         return out
 
 
