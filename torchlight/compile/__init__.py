@@ -10,7 +10,9 @@ replay); `steps` holds the records those lists are made of, and
 
 After `import torchlight`, `torchlight.compile` is the function (this
 package's `compile`, bound over the package's name); import a module of
-the package with `from torchlight.compile import blocking`.
+the package with `from torchlight.compile import blocking` (not
+`import torchlight.compile.blocking as blocking`, which looks the module
+up as an attribute of the function, and fails).
 
 Example:
     >>> import torchlight as tl
