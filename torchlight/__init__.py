@@ -18,7 +18,7 @@ from torchlight.backends import (
     manual_seed,
     set_default_backend,
 )
-from torchlight.compiler import CompileError, compile  # noqa: A004 (torch.compile's name)
+from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from torchlight.serialization import load, save

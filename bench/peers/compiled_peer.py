@@ -26,7 +26,7 @@ import time
 
 import torchlight as tl
 from bench.peers import Case, Env, torchlight_peer
-from torchlight.compiler import Compiled
+from torchlight.compile.api import Compiled
 
 _COMPILED: dict[tuple[str, str], Compiled] = {}
 #: (workload, backend) -> seconds of the first run: recording, then one replay

@@ -1,4 +1,4 @@
-"""Cache blocking of compiled elementwise programs (torchlight/blocking.py).
+"""Cache blocking of compiled elementwise programs (torchlight/compile/blocking.py).
 
 A blocked replay runs every element through the same ops in the same order as
 eager mode, so its gradients equal eager ones to the bit; only a full sum,
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import torchlight as tl
 from torchlight.autograd import functions as F
-from torchlight.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
+from torchlight.compile.api import Compiled
+from torchlight.compile.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
 from torchlight.engine import Context, Function
 
 # the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)
@@ -44,7 +45,7 @@ def grads_of(fn, *args: tl.Tensor, seed: float | None = None) -> tuple[float, li
     return out.item(), [None if a.grad is None else a.grad.numpy().copy() for a in args]
 
 
-def program(compiled: tl.compiler.Compiled):
+def program(compiled: Compiled):
     (programs,) = compiled.programs.values()
     return programs[0]
 

@@ -32,6 +32,7 @@ from conformance.opinfo import Case, OpInfo
 from conformance.target import Target, Unusable, resolve
 from torchlight import func, nn
 from torchlight.autograd import gradcheck
+from torchlight.compile import Compiled
 from torchlight.nn import functional as F
 
 OPS = {op.name: op for op in database.all_ops()}
@@ -82,7 +83,7 @@ def expected_refusal(op: str, case: str) -> str | None:
     return REFUSED_OPS.get(op) or REFUSED_CASES.get((op, case))
 
 
-def _programs(compiled: tl.Compiled) -> list[Any]:
+def _programs(compiled: Compiled) -> list[Any]:
     """Every program recorded, over all signatures (one or several per signature)."""
     out = []
     for entry in compiled.programs.values():
@@ -878,9 +879,38 @@ def test_a_sum_with_a_negated_gradient_is_one_subtraction():
     x, y = (tl.tensor(rng.standard_normal(8), requires_grad=True) for _ in range(2))
     f(x, y).backward()
     (programs,) = f.programs.values()
-    names = [getattr(s[0], "__qualname__", "") for s in programs[0].backward_one]
+    names = [getattr(s.forward, "__qualname__", "") for s in programs[0].backward_one]
     assert not any(n.startswith("Neg.") for n in names) and any(n.startswith("Sub.") for n in names), names
     got = x.grad.numpy().copy()
     x.grad = y.grad = None
     fn(x, y).backward()
     np.testing.assert_array_equal(got, x.grad.numpy())
+
+
+def test_tl_compile_is_the_function_over_the_package_of_the_same_name():
+    """`torchlight.compile` is a package too; after `import torchlight` the name is the function, and
+    importing a module of the package later (which binds the module on the package, not on torchlight)
+    leaves it so. The package's modules are reached with `from torchlight.compile import ...`."""
+    import sys
+    import types
+
+    from torchlight.compile import api
+
+    assert isinstance(tl.compile, types.FunctionType) and tl.compile is api.compile
+    assert tl.CompileError is api.CompileError and sys.modules["torchlight.compile"].compile is api.compile
+    import torchlight.compile.blocking  # noqa: F401
+    from torchlight.compile import blocking
+
+    assert tl.compile is api.compile and blocking.Blocked.__name__ == "Blocked"
+    assert tl.compile(lambda x: (x * x).sum())(tl.tensor([3.0])).item() == 9.0
+
+
+def test_recording_puts_back_every_name_it_patches():
+    """Every name `watching` replaces is the class's own again after a recording, and after one that raised."""
+    from torchlight.compile.record import PATCHED
+
+    before = {(cls, name): cls.__dict__[name] for cls, name in PATCHED}
+    tl.compile(lambda x: (x * 2.0).sum())(tl.tensor([1.0, 2.0], requires_grad=True))
+    with pytest.raises(tl.CompileError):
+        tl.compile(lambda x: x / x.sum().item())(tl.tensor([1.0, 2.0]))
+    assert all(cls.__dict__[name] is value for (cls, name), value in before.items())

@@ -24,7 +24,8 @@ CORE_MODULES = [
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
                                                    "activations", "trigonometric", "reductions", "shapes",
                                                    "indexing", "copies", "comparisons", "scalar_map")),
-    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compiler", "torchlight.blocking",
+    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
+    "torchlight.compile.api", "torchlight.compile.blocking",
 ]
 
 

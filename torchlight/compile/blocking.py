@@ -32,11 +32,13 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
 
 from torchlight.autograd import functions as F
+from torchlight.compile.steps import BuildStep, Step
 from torchlight.tensor import Tensor
 
 # The bytes of one array's block: the few arrays a step list holds at once stay in a core's cache.
@@ -52,8 +54,8 @@ class Blocked:
                  "block", "backend", "length", "outside")
 
     def __init__(self) -> None:
-        self.loop: list[tuple] = []       # the steps run on each block
-        self.after: list[tuple] = []      # the sum (of the blocks' sums) and the 0-d steps after it
+        self.loop: list[Step] = []        # the steps run on each block
+        self.after: list[Step] = []       # the sum (of the blocks' sums) and the 0-d steps after it
         self.reads: list[Tensor] = []     # registers read before the steps write them: sliced, or 0-d
         self.results: list[tuple[Tensor, Any]] = []  # registers of the full shape that outlive the steps, dtypes
         self.reusable: set[Tensor] = set()  # reads that are the program's own: a result may take one's array
@@ -66,7 +68,7 @@ class Blocked:
         self.length: tuple[int] = (0,)    # the current block's shape (a broadcast seed takes it)
         self.outside: list[tuple[Tensor, Tensor]] = []  # (register, tensor from outside fn) it reads
 
-    def run(self, run_steps: Callable[[list[tuple]], None], reuse: bool) -> None:
+    def run(self, run_steps: Callable[[list[Step]], None], reuse: bool) -> None:
         """The steps, block by block. With `reuse`, a result may be written over a read array
         that nothing reads after these steps (a saved value, in a backward that keeps nothing)."""
         for reg, t in self.outside:
@@ -90,7 +92,7 @@ class Blocked:
             finally:
                 self.sums.data = None
 
-    def _run_blocks(self, run_steps: Callable[[list[tuple]], None], outer: list[tuple],
+    def _run_blocks(self, run_steps: Callable[[list[Step]], None], outer: list[tuple],
                     outs: list[tuple]) -> Any:
         """The loop's steps on each block in turn, each result's block copied out; the blocks'
         sums (None if the steps do not end in a sum)."""
@@ -136,22 +138,21 @@ def _flat_view(xp: Any, data: Any) -> Any:
         return None
 
 
-def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep: set[Tensor],
+def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], keep: set[Tensor],
          spare: set[Tensor], meta: dict[Tensor, tuple], backend: Any) -> Blocked | None:
     """The blocked replay of a step list, or None where it does not qualify (see the module).
 
-    `steps` are the list as built, (Function, forward, ctx, args, writes, register);
-    `finished` the same steps as the program runs them, (forward, ctx, args, register, frees);
+    `steps` are the list as built; `finished` the same steps as the program runs them;
     `keep` the registers that outlive the list; `spare` those whose arrays the program made
     itself and nothing reads after the list (a backward's saved values, which a backward
     that keeps nothing may write its gradients over).
     """
     if not steps or not backend.blocks_elementwise:
         return None
-    if not all(fn in (F.Sum, F.BroadcastView) or getattr(fn, "elementwise", False) for fn, *_ in steps):
+    if not all(s.fn in (F.Sum, F.BroadcastView) or getattr(s.fn, "elementwise", False) for s in steps):
         return None
     # a tensor from outside fn (a parameter, a constant) is read through a register of the plan's own
-    outside = {a: Tensor._wrap(None, backend) for s in steps for a in s[3]
+    outside = {a: Tensor._wrap(None, backend) for s in steps for a in s.args
                if isinstance(a, Tensor) and a not in registers}
     meta = {**meta, **{t: (tuple(t.shape), t.dtype) for t in outside}}
     used = _used(steps)
@@ -168,14 +169,16 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     b.shape, b.block, b.backend = shape, block, backend
     end = len(steps) if total is None else total
     b.outside = [(proxy, t) for t, proxy in outside.items()]
-    for k, (forward, ctx, args, out, frees) in enumerate(finished[:end]):
-        args = tuple(outside.get(a, a) if isinstance(a, Tensor) else a for a in args)
-        b.loop.append((b.broadcast if steps[k][0] is F.BroadcastView else forward, ctx, args, out, frees))
+    for built, step in zip(steps[:end], finished[:end]):
+        args = tuple(outside.get(a, a) if isinstance(a, Tensor) else a for a in step.args)
+        forward = b.broadcast if built.fn is F.BroadcastView else step.forward
+        b.loop.append(dataclasses.replace(step, forward=forward, args=args))
     if total is not None:
-        forward, ctx, (summed, _, _), out, frees = finished[total]
+        step = finished[total]
+        summed = step.args[0]
         b.total, b.sums = outside.get(summed, summed), Tensor._wrap(None, backend)  # (the summed may be saved too)
         b.sum_dtype = meta[summed][1]
-        b.after = [(forward, ctx, (b.sums, (0,), False), out, frees), *finished[total + 1:]]
+        b.after = [dataclasses.replace(step, args=(b.sums, (0,), False)), *finished[total + 1:]]
     reads, written = _reads_and_writes(steps[:end + 1], outside)  # (with the sum: what it reads is sliced)
     b.reads = reads
     b.results = [(r, meta[r][1]) for r in written if meta[r][0] == shape and r in keep]
@@ -183,22 +186,22 @@ def plan(steps: list[tuple], finished: list[tuple], registers: set[Tensor], keep
     return b
 
 
-def _reads_and_writes(steps: list[tuple], outside: dict[Tensor, Tensor]) -> tuple[list[Tensor], list[Tensor]]:
+def _reads_and_writes(steps: list[BuildStep], outside: dict[Tensor, Tensor]) -> tuple[list[Tensor], list[Tensor]]:
     """The registers the steps read before writing them (a tensor from outside: its register), in
     order of first read, and the registers they write."""
     written: dict[Tensor, None] = {}
     reads: dict[Tensor, None] = {}
-    for _, _, _, args, _, target in steps:
-        for a in args:
+    for step in steps:
+        for a in step.args:
             if isinstance(a, Tensor) and a not in written:
                 reads.setdefault(outside.get(a, a))
-        written.setdefault(target)
+        written.setdefault(step.out)
     return list(reads), list(written)
 
 
-def _used(steps: list[tuple]) -> set[Tensor]:
+def _used(steps: list[BuildStep]) -> set[Tensor]:
     """The tensors the steps read or write: registers, and tensors from outside fn."""
-    return {s[5] for s in steps} | {a for s in steps for a in s[3] if isinstance(a, Tensor)}
+    return {s.out for s in steps} | {a for s in steps for a in s.args if isinstance(a, Tensor)}
 
 
 def _one_shape(used: set[Tensor], meta: dict[Tensor, tuple]) -> tuple[int, ...] | None:
@@ -207,12 +210,12 @@ def _one_shape(used: set[Tensor], meta: dict[Tensor, tuple]) -> tuple[int, ...] 
     return next(iter(shapes)) if len(shapes) == 1 else None
 
 
-def _sum_step(steps: list[tuple], meta: dict[Tensor, tuple], shape: tuple[int, ...]) -> int | None | bool:
+def _sum_step(steps: list[BuildStep], meta: dict[Tensor, tuple], shape: tuple[int, ...]) -> int | None | bool:
     """The position of the one full sum (None if there is none), or False if a step does not qualify."""
     total = None
-    for k, (fn, _, _, args, writes, target) in enumerate(steps):
-        out = meta[target][0]
-        if writes != (target,) or (total is not None and out != ()):
+    for k, step in enumerate(steps):
+        fn, args, out = step.fn, step.args, meta[step.out][0]
+        if len(step.writes) != 1 or step.writes[0] is not step.out or (total is not None and out != ()):
             return False
         if fn is F.Sum:
             summed, dims, keepdim = args

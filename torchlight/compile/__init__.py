@@ -1,0 +1,28 @@
+"""`torchlight.compile`: record a function of Tensors once, replay it as a flat program (see `api`).
+
+The package is the pipeline of one compiled call, a module per stage:
+`api` (`compile`, the programs kept per signature) calls `record` (one
+call of `fn` and its backward, recorded; the one place that patches the
+engine's classes) and `build` (the recording turned into step lists, its
+rewrites and buffer reuse), whose result is a `program.Program` (its
+replay); `steps` holds the records those lists are made of, and
+`blocking` the replay of elementwise lists a block of elements at a time.
+
+After `import torchlight`, `torchlight.compile` is the function (this
+package's `compile`, bound over the package's name); import a module of
+the package with `from torchlight.compile import blocking` (not
+`import torchlight.compile.blocking as blocking`, which looks the module
+up as an attribute of the function, and fails).
+
+Example:
+    >>> import torchlight as tl
+    >>> from torchlight.compile import Compiled
+    >>> type(tl.compile(lambda x: x.sum())) is Compiled
+    True
+"""
+
+from __future__ import annotations
+
+from torchlight.compile.api import Compiled, CompileError, compile  # noqa: A004 (torch.compile's name)
+
+__all__ = ["CompileError", "Compiled", "compile"]

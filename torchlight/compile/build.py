@@ -1,0 +1,262 @@
+"""Turning a `Recording` into a `Program`: registers, step lists, their rewrites, and buffer reuse.
+
+`build` gives every value of the recording a register and each recorded
+node a step, then makes each list the program runs: dead steps dropped
+(`_live`), `a + (-b)` folded into `a - b` (`_fold_negations`), a second
+backward for a 0-d seed of exactly 1 with the products by it renamed away
+(`_seeded_by_one`), each register freed after its last read, and an op
+allowed to write its result over an input that nothing reads after it
+(`_finish`, `_try_into`). A list of elementwise steps on big arrays is
+replayed a block at a time instead (`blocking.plan`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Callable, Set
+from typing import TYPE_CHECKING, Any
+
+from torchlight.autograd import functions as F
+from torchlight.compile.blocking import Blocked, plan
+from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
+from torchlight.compile.record import OpaqueBackward
+from torchlight.compile.steps import BuildStep, Step
+from torchlight.engine import Context, History
+from torchlight.tensor import Tensor
+
+if TYPE_CHECKING:
+    from torchlight.compile.record import Recording
+
+__all__ = ["build"]
+
+
+def build(rec: Recording) -> Program:
+    """The Program of a recording: registers for its values, steps, and when to free each register.
+
+    While building, each list is of `BuildStep`s; the Program's lists are of `Step`s (or `Blocked`).
+    """
+    out, inputs, wants, seed = rec.out, rec.inputs, rec.wants, rec.seed
+    p = Program()
+    p.backend = out.backend
+    regs: dict[Any, Tensor] = {}
+    meta: dict[Tensor, tuple] = {}  # a register -> the shape and dtype it holds
+
+    def reg(key: Any) -> Tensor:
+        r = regs.get(key)
+        if r is None:
+            r = regs[key] = Tensor._wrap(None, p.backend)
+            meta[r] = (key.shape, key.dtype) if type(key) is History else (key.data.shape, key.data.dtype)
+        return r
+
+    def arg(e: Any) -> Any:
+        return reg(e) if type(e) is History or (isinstance(e, Tensor) and e in rec.known) else e
+
+    def step(h: History) -> BuildStep:
+        quiet = Context(True)
+        quiet.needs_input_grad = h.ctx.needs_input_grad
+        return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
+
+    p.inputs = [reg(t) for t in inputs]
+    p.params = list(rec.params)
+    p.outside = list(rec.outside)
+    p.modules = list(rec.watch.modules)
+    p.outside_signature = outside_signature(p.outside, p.modules)
+    p.wants_grad = bool(rec.params)
+    p.output = reg(out.graph_node)
+    p.sink = Tensor._wrap(None, p.backend)
+    infer: list[BuildStep] = []
+    train: list[BuildStep] = []
+    backward: list[BuildStep] = []
+    opaque_index: dict[History, int] = {}
+    for h in rec.forward:
+        infer.append(step(h))
+        if h in rec.opaque:
+            opaque_index[h] = len(opaque_index)
+            call = opaque_forward(p, h.last_fn, h.ctx.needs_input_grad)
+            train.append(BuildStep(None, call, None, infer[-1].args, (reg(h),), reg(h)))
+        else:
+            train.append(infer[-1])
+    for entry in rec.backward:
+        if type(entry) is OpaqueBackward:
+            node = entry.node
+            outs = tuple((i, reg(r)) for i, r in rec.opaque[node])
+            call = opaque_backward(p, node.last_fn.__name__, opaque_index[node], outs)
+            backward.append(BuildStep(None, call, None, (reg(entry.grad.graph_node),), tuple(r for _, r in outs),
+                                      p.sink))
+        else:
+            backward.append(step(entry))
+    if seed is not None:
+        p.seed = reg(seed)
+    targets = [t for t, w in zip(inputs, wants) if w] + rec.params
+    grad_regs = [reg(rec.results[t].graph_node) if t in rec.results else None for t in targets]
+    per_target = iter(grad_regs)
+    p.grads = tuple(next(per_target) if w else None for w in wants) + tuple(per_target)
+    registers = set(regs.values())
+    p.registers = (*regs.values(), p.sink)
+    needed = {r for r in grad_regs if r is not None}
+    backward = _live(_fold_negations(backward, needed), needed, registers)
+    made_before = {r for s in train for r in s.writes} | set(p.inputs)
+    p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
+    mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
+    # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
+    spare = {s.out for s in train if getattr(s.fn, "elementwise", False)}.intersection(p.saved, mine)
+    p.infer = _finished(p, infer, registers, {p.output}, mine, meta)
+    p.train = _finished(p, train, registers, {p.output, *p.saved}, mine, meta)
+    p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
+    if seed is not None and meta[p.seed][0] == ():
+        unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
+        reads = set(_reads(unit, registers))
+        p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
+        p.saved_one = tuple(r in reads for r in p.saved)
+    return p
+
+
+def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[Step] | Blocked:
+    """The steps as the program runs them (`_finish`), a block at a time where they qualify
+    (`plan`; `spare`: the saved values a blocked backward may write its gradients over)."""
+    done = _finish(steps, registers, keep, mine, meta)
+    return plan(steps, done, registers, keep, spare, meta, p.backend) or done
+
+
+def _seeded_by_one(steps: list[BuildStep], seed: Tensor, needed: set[Tensor], registers: set[Tensor],
+                   meta: dict[Tensor, tuple]) -> list[BuildStep]:
+    """The backward steps for a seed of exactly 1 (what `loss.backward()` gives a 0-d loss).
+
+    A product with the seed, broadcast or reshaped, is the other operand
+    itself, to the bit: renamed rather than computed (W3 multiplies three
+    full arrays by a broadcast 1 otherwise, where code written by hand does
+    not). A result that is a gradient handed out is still computed, so that
+    no gradient is another value's array.
+    """
+    ones: set[Tensor] = {seed}
+    rename: dict[Tensor, Tensor] = {}
+    out: list[BuildStep] = []
+    for step in steps:
+        args = tuple(rename.get(a, a) if type(a) is Tensor else a for a in step.args)
+        renamed = any(a is not b for a, b in zip(args, step.args))  # (not ==: a Tensor's == is an op)
+        if step.fn in (F.BroadcastView, F.Reshape) and args[0] in ones:
+            ones.add(step.out)
+        elif step.fn is F.Mul and step.out not in needed:
+            a, b = args
+            other = b if a in ones else a if b in ones else None
+            if other is not None and meta.get(other) == meta[step.out]:
+                rename[step.out] = other
+                continue
+        out.append(dataclasses.replace(step, args=args) if renamed else step)
+    return _live(out, needed, registers)
+
+
+def _fold_negations(steps: list[BuildStep], needed: set[Tensor]) -> list[BuildStep]:
+    """`a + (-b)` as `a - b`: one pass over the arrays fewer, and the same to the bit (IEEE
+    defines a - b as a + (-b)). A backward sums a Neg's gradient (`-g`) into another this way.
+    The Neg's result must be read by that Add alone; the Neg is then dead and dropped by `_live`."""
+    reads: dict[Tensor, int] = {}
+    for step in steps:
+        for a in step.args:
+            if type(a) is Tensor:
+                reads[a] = reads.get(a, 0) + 1
+    negated = {s.out: s.args[0] for s in steps if s.fn is F.Neg and reads.get(s.out) == 1 and s.out not in needed}
+    out = []
+    for step in steps:
+        args = step.args
+        if (step.fn is F.Add and all(type(a) is Tensor for a in args)
+                and (args[0] in negated) != (args[1] in negated)):
+            a, b = (args[1], negated[args[0]]) if args[0] in negated else (args[0], negated[args[1]])
+            step = dataclasses.replace(step, fn=F.Sub, forward=F.Sub.forward, args=(a, b))
+        out.append(step)
+    return out
+
+
+def _reads(steps: list[BuildStep], registers: set[Tensor]) -> list[Tensor]:
+    """The registers the steps read, in order of first read (each once)."""
+    seen: dict[Tensor, None] = {}
+    for step in steps:
+        for a in step.args:
+            if type(a) is Tensor and a in registers:
+                seen.setdefault(a)
+    return list(seen)
+
+
+def _live(steps: list[BuildStep], needed: set[Tensor], registers: set[Tensor]) -> list[BuildStep]:
+    """The steps whose results something needs, walking back from `needed` (dead code dropped)."""
+    needed = set(needed)
+    kept = []
+    for step in reversed(steps):
+        if any(w in needed for w in step.writes):
+            kept.append(step)
+            needed.update(a for a in step.args if type(a) is Tensor and a in registers)
+    kept.reverse()
+    return kept
+
+
+def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
+            meta: dict[Tensor, tuple]) -> list[Step]:
+    """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
+    and one whose Function has `forward_into` tries it where the registers it would overwrite
+    are among those."""
+    last: dict[Tensor, int] = {}
+    for k, step in enumerate(steps):
+        for a in step.args:
+            if type(a) is Tensor and a in registers:
+                last[a] = k
+    frees: list[list[Tensor]] = [[] for _ in steps]
+    for r, k in last.items():
+        if r not in keep:
+            frees[k].append(r)
+    out = []
+    for step, free in zip(steps, frees):
+        fn, forward, args = step.fn, step.forward, step.args
+        into = getattr(fn, "forward_into", None)
+        if into is not None and _may_overwrite(fn.overwrites, args, step.out, free, mine, meta):
+            forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))
+        elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, step.out, free, mine, meta):
+            forward = _try_into(forward, _swapped(into), (args[1],))
+        out.append(Step(forward, step.ctx, args, step.out, tuple(free)))
+    return out
+
+
+def _swapped(into: Any) -> Callable[..., Any]:
+    """`into` of a commutative op with its operands swapped: writes into the second."""
+    return lambda ctx, a, b: into(ctx, b, a)
+
+
+def _may_overwrite(positions: tuple[int, ...], args: tuple, out: Tensor, frees: list[Tensor],
+                   mine: set[Tensor], meta: dict[Tensor, tuple]) -> bool:
+    """Whether each input to overwrite is this program's own register, read for the last time
+    here, not also another argument, and of the result's shape and dtype."""
+    if not positions or out not in meta or math.prod(meta[out][0]) < _OVERWRITE_SIZE:
+        return False
+    for i in positions:
+        a = args[i]
+        if not (type(a) is Tensor and a in mine and any(a is f for f in frees) and meta.get(a) == meta[out]):
+            return False
+        if sum(b is a for b in args) != 1:
+            return False
+    return True
+
+
+_COMMUTATIVE = (F.Add, F.Mul)  # a + b and b + a are the same to the last bit (IEEE), so either may be written
+# Below this many elements a new array costs less than proving an old one may be overwritten.
+_OVERWRITE_SIZE = 1 << 14
+_REFS = 3  # the references to an array its register alone holds, as counted in `into` below
+
+
+def _try_into(forward: Any, into: Any, targets: tuple[Tensor, ...]) -> Callable[..., Any]:
+    """`into` when every target's array is fresh, mutable and held by its register alone, else `forward`."""
+    backend = targets[0].backend
+    count = getattr(sys, "getrefcount", None)
+
+    def step(ctx: Any, *args: Any) -> Any:
+        if count is None or backend.immutable:
+            return forward(ctx, *args)
+        for t in targets:
+            x = t.data
+            if count(x) > _REFS or not backend.owns_fresh_memory(x):
+                return forward(ctx, *args)
+        x = None
+        return into(ctx, *args)
+
+    return step

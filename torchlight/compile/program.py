@@ -1,0 +1,192 @@
+"""A compiled program and its replay: the registers of one recorded call, and its step lists run on arrays.
+
+A `Program` is what `build` makes of one recording. Its registers are
+Tensors that hold one array each while a replay runs (and none between
+calls); each of its step lists (`infer`, `train`, `backward`,
+`backward_one`) is run by `run_steps`, a step at a time, or a block of
+elements at a time where it is `Blocked`. `Replay` makes a call of it one
+node of the caller's graph.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from torchlight import grad_mode
+from torchlight.compile.blocking import Blocked
+from torchlight.compile.steps import Step
+from torchlight.engine import Context, Function, History
+from torchlight.engine import function as _function
+from torchlight.nn.module import Module
+from torchlight.tensor import Tensor
+
+__all__ = ["LOCK", "Program", "Replay", "opaque_backward", "opaque_forward", "outside_signature", "run_steps"]
+
+LOCK = threading.RLock()  # recording patches the Tensor class; replays share their registers
+
+CREATE_GRAPH = (
+    "backward(create_graph=True) through a compiled function: its backward is replayed on arrays and "
+    "records nothing, so second derivatives would be wrong. Call the function without compile for that."
+)
+
+
+def outside_signature(tensors: list[Tensor], modules: list[Module]) -> tuple:
+    """What a program is recorded for beyond its call signature: the tensors from outside fn
+    (shapes, dtypes, requires_grad) and the training modes of the Modules it called."""
+    return (tuple((t.data.shape, t.data.dtype, t.requires_grad) for t in tensors),
+            tuple(m.training for m in modules))
+
+
+class Replay(Function):
+    """A compiled program as one node of the caller's graph."""
+
+    @staticmethod
+    def forward(ctx: Context, program: Program, *tensors: Tensor) -> Any:
+        if ctx.no_grad:
+            return program.run_forward(tensors, train=False)[0]
+        out, saved = program.run_forward(tensors, train=True)
+        ctx.save_for_backward(program, saved, *tensors)  # the tensors: a backward after they change raises
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        if grad_mode.is_grad_enabled():
+            raise RuntimeError(CREATE_GRAPH)
+        program, saved = ctx.saved_tensors[:2]
+        return (None, *program.run_backward(saved, g.data, keep=grad_mode._state.retain_graph))
+
+
+class Program:
+    """The steps of one recorded signature: forward (twice: for inference, and
+    keeping what backward needs) and backward, each a list of `Step`s (`out.data = forward(ctx, *args)`)."""
+
+    def __init__(self) -> None:
+        self.inputs: list[Tensor] = []      # the registers of fn's Tensor arguments
+        self.params: list[Tensor] = []      # closure tensors that require grad: gradients go to them too
+        self.outside: list[Tensor] = []     # every tensor from outside fn that an op reads
+        self.modules: list[Module] = []    # the Modules fn called
+        self.outside_signature: tuple = ()  # their shapes, dtypes and requires_grad, the modes, when recorded
+        self.backend: Any = None
+        # each list of steps, or its Blocked replay where its ops are all elementwise on big arrays
+        self.infer: list[Step] | Blocked = []     # forward steps for a call that needs no gradient
+        self.train: list[Step] | Blocked = []     # forward steps that keep opaque nodes' contexts
+        self.backward: list[Step] | Blocked = []
+        self.backward_one: list[Step] | Blocked | None = None  # for a 0-d seed of 1 (`seeded_by_one`)
+        self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
+        self.output: Tensor | None = None   # the register of fn's result
+        self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
+        self.seed: Tensor | None = None
+        self.grads: tuple[Tensor | None, ...] = ()  # per input and param: the register of its gradient
+        self.wants_grad = False
+        self.opaque: list[Any] = []         # per call: the Histories of opaque nodes, for their backward
+        self.sink: Tensor | None = None     # where a step that writes its own registers puts its None
+        self.registers: tuple[Tensor, ...] = ()
+
+    def current(self) -> bool:
+        """Whether the tensors from outside fn still have the shapes, dtypes and requires_grad recorded,
+        and the Modules it called their training modes (`model.eval()` makes a new program)."""
+        return outside_signature(self.outside, self.modules) == self.outside_signature
+
+    def __call__(self, tensors: list[Tensor]) -> Tensor:
+        if self.wants_grad or any(t.requires_grad for t in tensors):
+            return Replay.apply(self, *tensors, *self.params)
+        return Tensor._wrap(Replay.forward(_function._quiet_context(), self, *tensors), self.backend)
+
+    def run_forward(self, tensors: tuple, train: bool) -> tuple[Any, Any]:
+        with LOCK:
+            try:
+                for reg, t in zip(self.inputs, tensors):
+                    reg.data = t.data
+                self.opaque = opaque = []
+                run_steps(self.train if train else self.infer)
+                out = self.output.data
+                saved = [[r.data for r in self.saved], opaque] if train else None
+            finally:
+                self._clear()
+        return out, saved
+
+    def _clear(self) -> None:
+        """Every register let go of (after a replay, and after one that raised part-way)."""
+        for reg in self.registers:
+            reg.data = None
+        self.opaque = []
+
+    def run_backward(self, saved: list, g: Any, keep: bool) -> list[Any]:
+        """The gradients for `saved` (what a forward kept); without `keep` they are let go of as
+        the steps finish with them (the saved list is emptied), as an eager backward frees its nodes."""
+        arrays, self_opaque = saved
+        if not keep:
+            saved[:] = [(), ()]
+        steps, loads = self.backward, None
+        if self.backward_one is not None and not self.backend.lazy and g.shape == () and bool(g == 1):
+            steps, loads = self.backward_one, self.saved_one
+        with LOCK:
+            for k, (reg, a) in enumerate(zip(self.saved, arrays)):
+                if loads is None or loads[k]:
+                    reg.data = a
+            self.seed.data = g
+            self.opaque = self_opaque
+            arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
+            try:
+                run_steps(steps, reuse=not keep)
+                grads = [None if reg is None else reg.data for reg in self.grads]
+            finally:
+                self._clear()
+        return grads
+
+
+def run_steps(steps: list[Step] | Blocked, reuse: bool = False) -> None:
+    """The replay loop: each step writes its register and lets go of the ones it used last
+    (a block at a time for a `Blocked` list, whose results may take arrays a backward is done with
+    where `reuse`)."""
+    if type(steps) is Blocked:
+        steps.run(run_steps, reuse)
+        return
+    for step in steps:
+        data = step.forward(step.ctx, *step.args)
+        step.out.data = data.data if type(data) is Tensor else data
+        data = None  # the register alone holds it: the next step may overwrite it (`build._try_into`)
+        for reg in step.frees:
+            reg.data = None
+
+
+# ------------------------------------------------- opaque nodes: run as in eager mode, on each call
+def opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> Callable[..., Any]:
+    """The forward of a node whose backward is a call: with its own Context and History, kept per call."""
+
+    def forward(_: Any, *args: Any) -> Any:
+        ins = tuple(Tensor._wrap(a.data, a.backend) if isinstance(a, Tensor) else a for a in args)
+        ctx = Context()
+        ctx.needs_input_grad = needs
+        out = fn.forward(ctx, *ins)
+        data = out.data if type(out) is Tensor else out
+        node = History(fn, ctx, ins, (), data.shape, data.dtype, p.backend)
+        if fn._keeps_output:
+            ctx._output_data = data
+            ctx._history_ref = weakref.ref(node)
+            ctx._maker = Tensor
+        p.opaque.append(node)
+        return data
+
+    return forward
+
+
+def opaque_backward(p: Program, name: str, index: int, outs: tuple) -> Callable[..., None]:
+    """The backward of such a node: its History's chain_rule, each gradient into its register."""
+    wanted = dict(outs)
+
+    def backward(_: Any, d: Tensor) -> None:
+        node = p.opaque[index]
+        for inp, g in node.chain_rule(Tensor._wrap(d.data, p.backend), grad_mode._state.retain_graph):
+            reg = wanted.get(next(i for i, e in enumerate(node.inputs) if e is inp))
+            if reg is not None:
+                reg.data = g.data
+        missing = [i for i, reg in outs if reg.data is None]
+        if missing:
+            raise RuntimeError(f"compile: {name}.backward gave no gradient for input(s) {missing} "
+                               f"on this call, where it gave one when recorded")
+
+    return backward
