@@ -51,13 +51,17 @@ class SigmoidBack(Function):
     """g * y * (1 - y) for y = sigmoid(x)."""
     elementwise = True
 
-    overwrites = (0, 1)
+    overwrites = (1,)
 
     @staticmethod
     def forward_into(ctx: Context, y: Any, g: Any) -> Any:
-        out, data = g.data, y.data  # both arrays are this op's to overwrite: no new array
-        out *= data  # (g y)(1 - y): forward's product in another order, equal to the last bit or so
-        out *= y.backend.call_into(data, y.backend.xp.subtract, 1.0, data)
+        # g's array is this op's to overwrite. (1 - y) y needs one new array, as in forward: the
+        # products in forward's order, so that a compiled replay equals eager's and a blocked one's
+        # to the bit (with y's array overwritten too, the order would have to change)
+        out = g.data
+        scale = 1.0 - y.data
+        scale *= y.data
+        out *= scale
         return out
 
     @staticmethod
