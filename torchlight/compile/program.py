@@ -164,7 +164,7 @@ def opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> C
         out = fn.forward(ctx, *ins)
         data = out.data if type(out) is Tensor else out
         node = History(fn, ctx, ins, (), data.shape, data.dtype, p.backend)
-        if fn._keeps_output:
+        if fn.saves_output:
             ctx._output_data = data
             ctx._history_ref = weakref.ref(node)
             ctx._maker = Tensor

@@ -112,7 +112,7 @@ class Context:
                 return None
             raise RuntimeError(
                 "ctx.output: this Function's output was not kept; set `saves_output = True` "
-                "on the Function class (it is detected when backward itself reads ctx.output)"
+                "on the Function class (the context keeps it only for a Function that says so)"
             )
         out = self._maker._wrap(self._output_data, history.backend)
         out.requires_grad = True
@@ -232,39 +232,45 @@ class Function:
     `backward` returns one gradient per input (Tensor, array or None) and is
     written with Tensor ops so that `create_graph=True` can differentiate it.
 
-    `saves_output` says whether the context keeps the forward's result for
-    `ctx.output`; None (the default) decides it once per class, when the
-    class is defined, from whether `backward`'s own code reads `ctx.output`.
+    Traits: what an op says of itself, as class attributes set where the op
+    is defined (every one is read by the engine or by `tl.compile`, never
+    guessed from the code):
+
+    - `saves_output` (False): the context keeps the forward's result, so
+      that `backward` can read it as `ctx.output` (exp, tanh, sigmoid, sqrt:
+      derivatives best written with the result). Reading `ctx.output`
+      without it raises, naming this flag.
+    - `elementwise` (False): each element of the result is computed from
+      the elements at the same position of the inputs alone (Tensors of one
+      shape, or 0-d; other arguments are numbers or names), into a new
+      array. A compiled program of such ops runs a block of elements at a
+      time (`torchlight.compile.blocking`); the test suite checks the claim
+      for every op that makes it, and that every unary or binary op whose
+      forward behaves so makes it.
+    - `overwrites` (()) and `forward_into` (None): `forward_into(ctx,
+      *inputs)` is `forward` allowed to overwrite the arrays of the inputs
+      at the positions `overwrites` (and return one of them); a compiled
+      program calls it only where it has proven those arrays its own and
+      read by nothing else (NumPy's reuse of a temporary, across a graph).
+    - `kernel` (None): the op as a function of two arrays (`operator.add`),
+      which the Tensor operators call directly when nothing is recorded.
+    - `_shares_context` (False, never inherited): the backward reads nothing
+      of its context but `needs_input_grad` (Add's `return g, g`), so every
+      such op of a graph shares one context per pattern: a built-in's
+      optimisation (a user's Function always gets its own).
     """
 
-    saves_output: bool | None = None
-    # Optional, for a compiled program (`torchlight.compile`): `forward_into(ctx, *inputs)` is
-    # `forward` allowed to overwrite the arrays of the inputs at the positions `overwrites`
-    # (and return one of them). A program calls it only where it has proven those arrays are its
-    # own and read by nothing else: the intermediates that die at this op (NumPy's trick of reusing
-    # a temporary whose only reference is the expression, across a whole graph).
+    saves_output = False
+    elementwise = False
     overwrites: tuple[int, ...] = ()
     forward_into: Any = None
-    # True where each element of the result is computed from the elements at the same position of
-    # the inputs alone (arrays of one shape, or 0-d): a compiled program of such ops may run a
-    # block of elements at a time (`torchlight.blocking`).
-    elementwise = False
-    _keeps_output = False  # `saves_output` resolved, per class, by __init_subclass__
-    # True on a built-in op whose backward reads nothing of its context but
-    # `needs_input_grad` (Add's `return g, g`): every such op of a graph shares
-    # one context per pattern, one object fewer per node (a user's Function
-    # always gets its own, which keeps what its forward saves).
+    kernel: Any = None
     _shares_context = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # never inherited: a subclass's backward may read its context
         cls._shares_context = cls.__dict__.get("_shares_context", False)
-        keeps = cls.saves_output
-        if keeps is None:
-            code = getattr(cls.backward, "__code__", None)
-            keeps = code is None or "output" in code.co_names
-        cls._keeps_output = keeps
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -372,7 +378,7 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
     except AttributeError:
         raise TypeError(_not_an_array(cls, "forward", data)) from None
-    if cls._keeps_output:
+    if cls.saves_output:
         ctx._output_data = data
         ctx._history_ref = weakref.ref(history)
         ctx._maker = type(result)

@@ -122,6 +122,7 @@ class Linear(Function):
 class Softplus(Function):
     """log(1 + exp(x)) written as max(x, 0) + log1p(exp(-|x|)) (no overflow);
     its derivative is sigmoid(x), exact at 0 as well."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -203,6 +204,7 @@ class BinaryCrossEntropyLog(Function):
     p = 0 or 1, where a clamped log has a zero derivative (so a confidently wrong
     p = 0 for t = 1 learnt nothing, and t = 0.5 pushed p = 0 further down).
     """
+    elementwise = True
 
     FLOOR = math.exp(-100.0)
 

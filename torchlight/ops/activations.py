@@ -33,6 +33,7 @@ class Sigmoid(Function):
     select over a random sign pattern costs NumPy about ten times an exp).
     """
     elementwise = True
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:

@@ -170,6 +170,7 @@ class Mul(Function):
 
 class Div(Function):
     elementwise = True
+    saves_output = True  # its backward reads ctx.output
     kernel = staticmethod(operator.truediv)
 
     overwrites = (0,)
@@ -217,6 +218,8 @@ class Pow(Function):
     Negative bases follow NumPy (NaN for a fractional p); the gradient in the
     base is 0 where p == 0, and in the exponent 0 where a == 0 (PyTorch).
     """
+    elementwise = True
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, p: Any) -> Any:
@@ -252,6 +255,7 @@ class FloorDivide(Function):
     `torch.div(a, b, rounding_mode="floor")` and JAX; PyTorch's `//` raises
     at backward instead). Remainder's backward uses it for the quotient.
     """
+    elementwise = True
 
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.floordiv)
@@ -274,6 +278,7 @@ class Remainder(Function):
     FloorDivide's, so under `create_graph` the gradient of b stays
     connected to a and b, with derivative 0.
     """
+    elementwise = True
 
     kernel = staticmethod(operator.mod)
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 class Clone(Function):
+    elementwise = True
     _shares_context = True  # its backward reads no saved value
 
     @staticmethod

@@ -59,6 +59,7 @@ def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
 
 class Exp(Function):
     elementwise = True
+    saves_output = True  # its backward reads ctx.output
     overwrites = (0,)
 
     @staticmethod
@@ -136,6 +137,7 @@ class InvBack(Function):
 
 class Sqrt(Function):
     elementwise = True
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -148,6 +150,7 @@ class Sqrt(Function):
 
 class Abs(Function):
     """|x|, with abs'(0) = 0 (as PyTorch)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -171,6 +174,7 @@ class Clamp(Function):
     number bounds (one pass); `maximum`/`minimum` for Tensor bounds, which
     broadcast as every binary op does, and for lo > hi.
     """
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, x: Any, lo: Any, hi: Any) -> Any:
@@ -208,6 +212,7 @@ class Clamp(Function):
 
 class Log1p(Function):
     """log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -222,6 +227,8 @@ class Log1p(Function):
 
 class Expm1(Function):
     """exp(x) - 1, accurate for small |x|; its derivative expm1(x) + 1 is read from the output."""
+    elementwise = True
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -234,6 +241,7 @@ class Expm1(Function):
 
 class Log2(Function):
     """log2(x); the gradient is g / (x ln 2) (LogBack, scaled). Log10 shares it."""
+    elementwise = True
 
     base = 2.0
 
@@ -249,6 +257,7 @@ class Log2(Function):
 
 
 class Log10(Log2):
+    elementwise = True
     base = 10.0
 
     @staticmethod
@@ -274,6 +283,7 @@ class Square(Function):
 class PiecewiseConstant(Function):
     """`sign`, `floor`, `ceil`, `round` or `trunc` (the namespace function `name`): a step
     function, whose gradient is 0 everywhere, the steps included (as PyTorch)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, name: str) -> Any:
@@ -289,6 +299,7 @@ class Maximum(Function):
     the gradient (PyTorch's convention). A NaN is the result, and gets the
     gradient, whichever side it is on (two NaNs: half each), so that
     maximum(a, b) and maximum(b, a) agree."""
+    elementwise = True
 
     pick = staticmethod(lambda xp, a, b: xp.maximum(a, b))
 
@@ -311,6 +322,7 @@ class Maximum(Function):
 
 class Minimum(Maximum):
     """Elementwise `minimum(a, b)`: Maximum's backward with the namespace's `minimum`."""
+    elementwise = True
 
     pick = staticmethod(lambda xp, a, b: xp.minimum(a, b))
 
@@ -322,6 +334,7 @@ class LogAddExp(Function):
     made with `Sigmoid` (stable in both tails, and differentiable again),
     not as 1 - the other, which would round a tiny share to 0.
     """
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:

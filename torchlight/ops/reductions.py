@@ -179,6 +179,7 @@ class Max(Function):
 
 class Softmax(Function):
     """exp(x - max) / sum(exp(x - max)) along `dim`, with one backward formula."""
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, dim: int) -> Any:
@@ -197,6 +198,7 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     """x - logsumexp(x) along `dim`, stable for large |x|."""
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, dim: int) -> Any:
@@ -216,6 +218,7 @@ class LogSumExp(Function):
     """log(sum(exp(x))) over `dims`, shifted by the max so that it neither
     overflows nor underflows; the gradient is softmax(x) times g. Over an
     empty dim it is log(0) = -inf (the identity of logaddexp, as PyTorch)."""
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
@@ -261,6 +264,7 @@ class Std(Function):
     """sqrt(var) over `dims`. Where the deviation is 0 the gradient is 0 (PyTorch's
     convention: the true one is infinite), written so that the second derivative
     is 0 there too rather than NaN."""
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
@@ -334,6 +338,7 @@ class Norm(Function):
     infinite). It is written in Tensor ops with those points masked, so the
     second derivative there is 0 rather than NaN (PyTorch's NaN).
     """
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:

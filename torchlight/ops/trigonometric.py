@@ -26,6 +26,7 @@ def _rsqrt_of(factor_a: Any, factor_b: Any, g: Any) -> Any:
 
 class Tanh(Function):
     elementwise = True
+    saves_output = True  # its backward reads ctx.output
     overwrites = (0,)
 
     @staticmethod
@@ -101,6 +102,8 @@ class Cos(Function):
 
 class Tan(Function):
     """tan(x); its derivative 1 + tan(x)**2 is read from the output."""
+    elementwise = True
+    saves_output = True  # its backward reads ctx.output
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -113,6 +116,7 @@ class Tan(Function):
 
 
 class Sinh(Function):
+    elementwise = True
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -125,6 +129,7 @@ class Sinh(Function):
 
 
 class Cosh(Function):
+    elementwise = True
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
         ctx.save_for_backward(a)
@@ -138,6 +143,7 @@ class Cosh(Function):
 
 class Asin(Function):
     """arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -152,6 +158,7 @@ class Asin(Function):
 
 class Acos(Function):
     """arccos(x) on [-1, 1]; the gradient is minus asin's."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -166,6 +173,7 @@ class Acos(Function):
 
 class Atan(Function):
     """arctan(x); the gradient 1 / (1 + x**2)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -180,6 +188,7 @@ class Atan(Function):
 
 class Asinh(Function):
     """arsinh(x); the gradient 1 / sqrt(x**2 + 1)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -194,6 +203,7 @@ class Asinh(Function):
 
 class Acosh(Function):
     """arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1)."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -208,6 +218,7 @@ class Acosh(Function):
 
 class Atanh(Function):
     """artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x))."""
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any) -> Any:
@@ -226,6 +237,7 @@ class Atan2(Function):
     The gradient is (b, -a) / (a**2 + b**2), and 0 at the origin (PyTorch's
     convention, where the angle has no limit).
     """
+    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, b: Any) -> Any:
