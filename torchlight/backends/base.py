@@ -3,8 +3,10 @@
 A Backend knows which namespace `xp` its arrays speak, which device is its
 default, and how to run a scalar function of `torchlight.scalar` over whole
 arrays (`map`, `zip`, `reduce`). Everything library-specific (scatter-add,
-random numbers, telling whether the library is usable) is a method here, so
-that the ops in `torchlight.autograd.functions` stay portable.
+random numbers, telling whether the library is usable) is a method here, and
+what a library's arrays allow is a capability flag (`immutable`, `lazy`,
+`library_repr`, ...), so that the ops in `torchlight.autograd.functions`
+stay portable and nothing outside this package asks a backend its name.
 
 Example:
     >>> import torchlight as tl
@@ -35,8 +37,9 @@ class BackendUnavailableError(RuntimeError):
 class Backend:
     """An array library plus the helpers the engine needs from it.
 
-    Subclasses override the few methods whose best form is library-specific;
-    the defaults use only the array API standard.
+    Subclasses override the few methods whose best form is library-specific,
+    and the capability flags below (class attributes, each documented beside
+    it and in docs/backends.md); the defaults use only the array API standard.
     """
 
     # Capability flags: what the rest of torchlight may ask of a backend instead
