@@ -124,11 +124,15 @@ def test_cupy_unusable_raises_one_clear_error():
     assert not usable and reason == message
 
 
-def test_importing_torchlight_never_imports_cupy():
-    code = ("import sys, torchlight as tl; tl.tensor([1.0]).sum(); tl.backends.get('array_api_strict'); "
-            "print('cupy' in sys.modules, 'cupyx' in sys.modules)")
+def test_importing_torchlight_never_imports_an_array_library():
+    """Nor does asking `of` about NumPy and strict arrays, which imports every backend module
+    (`torchlight.backends.torch` and the others import their library only when made)."""
+    code = ("import sys, numpy as np, torchlight as tl; tl.tensor([1.0]).sum(); "
+            "strict = tl.backends.get('array_api_strict'); tl.backends.of(strict.asarray([1.0])); "
+            "tl.backends.of(np.zeros(1)); tl.backends.available.__doc__; "
+            "print(*(m in sys.modules for m in ('cupy', 'cupyx', 'torch', 'jax', 'dask')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False"] * 5
 
 
 # -------------------------------------------------------------- randomness
@@ -389,3 +393,99 @@ def test_dask_index_arrays_give_the_right_shape(key):
     expected = np.zeros_like(values)
     np.add.at(expected, key, 1.0)
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+# ------------------------------------------------- one module per library
+#: backend -> (module, class, multi_device default, immutable, lazy, blocks_elementwise, library_repr,
+#: named_in_repr); multi_device is the class's, an instance says it from its devices
+CLASSES = {
+    "numpy": ("numpy", "NumpyBackend", False, False, False, True, False, False),
+    "cupy": ("cupy", "CupyBackend", True, False, False, False, True, True),
+    "array_api_strict": ("strict", "StrictBackend", False, False, False, False, False, True),
+    "torch": ("torch", "TorchBackend", False, False, False, False, False, True),
+    "jax": ("jax", "JaxBackend", False, True, False, False, False, True),
+    "dask": ("dask", "DaskBackend", False, False, True, False, False, True),
+}
+FLAGS = ("multi_device", "immutable", "lazy", "blocks_elementwise", "library_repr", "named_in_repr")
+
+
+@pytest.mark.parametrize("name", list(CLASSES))
+def test_each_library_has_its_own_module_and_capability_flags(name):
+    """Read from the class, so that they are checked where the library is not installed too."""
+    module, cls_name, *flags = CLASSES[name]
+    cls = backends.backend_class(name)
+    assert cls.__module__ == f"torchlight.backends.{module}" and cls.__name__ == cls_name
+    assert issubclass(cls, Backend)
+    assert {flag: getattr(cls, flag) for flag in FLAGS} == dict(zip(FLAGS, flags))
+
+
+def test_capability_flags_default_to_the_portable_answer():
+    assert {flag: getattr(Backend, flag) for flag in FLAGS} == {
+        "multi_device": False, "immutable": False, "lazy": False, "blocks_elementwise": False,
+        "library_repr": False, "named_in_repr": True}
+
+
+def test_a_library_module_holds_the_library_itself(backend):
+    """`torchlight/backends/torch.py` (and jax.py, dask.py) import the library of that name,
+    not themselves: its arrays are the library's."""
+    library = getattr(backend, "library", None)
+    if library is None:
+        pytest.skip(f"{backend.name} names no library module")
+    assert backend._module is sys.modules[library] and not backend._module.__name__.startswith("torchlight")
+    assert not type(backend.asarray([1.0])).__module__.startswith("torchlight")
+
+
+def test_each_class_recognises_only_its_own_arrays(backend, device):
+    array = backend.asarray([1.0], device=device)
+    claims = [name for name in CLASSES if backends.backend_class(name).recognises(array)]
+    assert claims == [backend.name]
+    assert not any(backends.backend_class(name).recognises([1.0]) for name in CLASSES)
+
+
+def test_the_generic_backend_serves_any_array_api_library():
+    """`ArrayAPIBackend` over a library torchlight has no module for (here NumPy itself,
+    seen through array-api-compat only): the portable paths, gradients included."""
+    from torchlight.backends.generic import ArrayAPIBackend
+
+    generic = ArrayAPIBackend("generic_numpy", library="numpy")
+    assert generic.device == "cpu" and generic.resolve_device("cpu") == "cpu"
+    with pytest.raises(tl.BackendError, match="has no device 'gpu'"):
+        generic.resolve_device("gpu")
+    backends.register("generic_numpy", generic)
+    try:
+        x = tl.tensor([1.0, 2.0, 3.0], backend="generic_numpy", requires_grad=True)
+        (x[np.array([0, 0, 2])] * x[np.array([0, 0, 2])]).sum().backward()
+        assert x.backend is generic and x.grad.tolist() == [4.0, 0.0, 6.0]
+    finally:
+        backends._factories.pop("generic_numpy")
+        backends._instances.pop("generic_numpy", None)
+
+
+def test_a_missing_library_is_unavailable_with_what_to_install():
+    from torchlight.backends.generic import ArrayAPIBackend
+
+    with pytest.raises(tl.BackendUnavailableError, match="not_a_library is not installed.*pip install it"):
+        ArrayAPIBackend("nope", library="not_a_library", install_hint="pip install it")
+
+
+@pytest.mark.parametrize("module", ["torchlight.backends", "torchlight.backends.base", "torchlight.backends.generic",
+                                    "torchlight.backends.numpy", "torchlight.backends.strict",
+                                    "torchlight.backends.indexing", "torchlight.backends.transfer"])
+def test_docstring_examples_of_the_backends(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_no_library_name_is_checked_inside_backends():
+    """What a backend's library can do is a capability flag or a method, never `backend.name == "..."`."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(backends.__file__).parent
+    pattern = re.compile(r"\.name\s*(==|!=|in\b|not in\b)|__module__\.startswith")
+    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(root.glob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert found == []

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "BackendError",
     "BackendUnavailableError",
     "available",
+    "backend_class",
     "get",
     "get_default_backend",
     "of",
@@ -34,35 +36,34 @@ _default = ["numpy"]
 _by_type: dict[type, Backend] = {}
 
 
-def _numpy() -> Backend:
-    from torchlight.backends.numpy import NumpyBackend
+#: built-in backend name -> (module under `torchlight.backends`, class): each module
+#: imports its library only when the class is made, so importing one never does.
+#: (`of` asks each class in this order whether it `recognises` an array; each
+#: recognises only its own library's, so the order decides nothing.)
+_BUILTIN: dict[str, tuple[str, str]] = {
+    "numpy": ("numpy", "NumpyBackend"),
+    "cupy": ("cupy", "CupyBackend"),
+    "array_api_strict": ("strict", "StrictBackend"),
+    "torch": ("torch", "TorchBackend"),
+    "jax": ("jax", "JaxBackend"),
+    "dask": ("dask", "DaskBackend"),
+}
 
-    return NumpyBackend()
+
+def backend_class(name: str) -> type[Backend]:
+    """The class of built-in backend `name` (imports its module, not its library)."""
+    module, cls = _BUILTIN[name]
+    return getattr(importlib.import_module(f"torchlight.backends.{module}"), cls)
 
 
-def _cupy() -> Backend:
-    from torchlight.backends.cupy import CupyBackend
-
-    return CupyBackend()
-
-
-def _generic(name: str) -> Callable[[], Backend]:
+def _builtin(name: str) -> Callable[[], Backend]:
     def make() -> Backend:
-        from torchlight.backends import generic
-
-        return generic.make(name)
+        return backend_class(name)()
 
     return make
 
 
-_factories: dict[str, Callable[[], Backend]] = {
-    "numpy": _numpy,
-    "cupy": _cupy,
-    "array_api_strict": _generic("array_api_strict"),
-    "torch": _generic("torch"),
-    "jax": _generic("jax"),
-    "dask": _generic("dask"),
-}
+_factories: dict[str, Callable[[], Backend]] = {name: _builtin(name) for name in _BUILTIN}
 
 
 def register(name: str, factory: Callable[[], Backend] | Backend) -> None:
@@ -104,18 +105,8 @@ def of(array: Any) -> Backend:
     backend = _by_type.get(type(array))
     if backend is not None:
         return backend
-    import array_api_compat as compat
-
-    checks = [
-        ("numpy", compat.is_numpy_array),
-        ("cupy", compat.is_cupy_array),
-        ("torch", compat.is_torch_array),
-        ("jax", compat.is_jax_array),
-        ("dask", compat.is_dask_array),
-        ("array_api_strict", lambda a: type(a).__module__.startswith("array_api_strict")),
-    ]
-    for name, check in checks:
-        if check(array):
+    for name in _BUILTIN:
+        if backend_class(name).recognises(array):
             backend = get(name)
             _by_type[type(array)] = backend
             return backend

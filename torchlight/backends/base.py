@@ -3,8 +3,10 @@
 A Backend knows which namespace `xp` its arrays speak, which device is its
 default, and how to run a scalar function of `torchlight.scalar` over whole
 arrays (`map`, `zip`, `reduce`). Everything library-specific (scatter-add,
-random numbers, telling whether the library is usable) is a method here, so
-that the ops in `torchlight.autograd.functions` stay portable.
+random numbers, telling whether the library is usable) is a method here, and
+what a library's arrays allow is a capability flag (`immutable`, `lazy`,
+`library_repr`, ...), so that the ops in `torchlight.autograd.functions`
+stay portable and nothing outside this package asks a backend its name.
 
 Example:
     >>> import torchlight as tl
@@ -35,18 +37,30 @@ class BackendUnavailableError(RuntimeError):
 class Backend:
     """An array library plus the helpers the engine needs from it.
 
-    Subclasses override the few methods whose best form is library-specific;
-    the defaults use only the array API standard.
+    Subclasses override the few methods whose best form is library-specific,
+    and the capability flags below (class attributes, each documented beside
+    it and in docs/backends.md); the defaults use only the array API standard.
     """
+
+    # Capability flags: what the rest of torchlight may ask of a backend instead
+    # of its library's name (each library's class overrides its own; see the
+    # table in docs/backends.md).
 
     #: arrays of this library can live on several devices (checked per op)
     multi_device = False
     #: arrays cannot be written in place (JAX): the engine never needs to
     immutable = False
-    lazy = False  # True where a value is only computed on demand (Dask): forwards never force it
+    #: a value is only computed on demand (Dask): forwards never force it
+    lazy = False
     #: a compiled program of elementwise ops runs a cache-sized block of elements at a time
     #: (`torchlight.blocking`): for a CPU library whose every op passes over whole arrays in memory
     blocks_elementwise = False
+    #: `Tensor.__repr__` shows the array's own `repr` (CuPy: True, printed by the library where
+    #: the array lives) rather than NumPy's formatting of a host copy
+    library_repr = False
+    #: `Tensor.__repr__` names the backend (`backend='torch'`); NumPy's class says False: it is
+    #: the backend of tensors made from Python data, left unsaid as PyTorch leaves the CPU unsaid
+    named_in_repr = True
 
     def __init__(self, name: str, xp: Any, device: Any = None) -> None:
         self.name = name
@@ -58,6 +72,15 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
+
+    @classmethod
+    def recognises(cls, array: Any) -> bool:
+        """Whether `array` is an array of this class's library (what `backends.of` asks).
+
+        Answered without importing the library: an array of a library that
+        was never imported cannot exist. The base class claims nothing.
+        """
+        return False
 
     # A backend is the registry's one instance of its name (it holds the
     # library's module, which cannot be pickled): a copy is the backend

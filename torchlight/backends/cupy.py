@@ -50,6 +50,7 @@ class CupyBackend(Backend):
     own generator (one per device) for random numbers."""
 
     multi_device = True
+    library_repr = True
 
     def __init__(self) -> None:
         reason = unusable_reason()
@@ -62,6 +63,13 @@ class CupyBackend(Backend):
         super().__init__("cupy", xp, cupy.cuda.Device())
         self._generators: dict[int, Any] = {}
         self._seed: int | None = None
+
+    @classmethod
+    def recognises(cls, array: Any) -> bool:
+        """A CuPy array (never imports CuPy)."""
+        import array_api_compat
+
+        return array_api_compat.is_cupy_array(array)
 
     def resolve_device(self, device: Any) -> Any:
         if device is None or isinstance(device, self._cupy.cuda.Device):

@@ -19,11 +19,19 @@ class NumpyBackend(Backend):
     """
 
     blocks_elementwise = True
+    named_in_repr = False
 
     def __init__(self) -> None:
         import array_api_compat.numpy as xp
 
         super().__init__("numpy", xp, "cpu")
+
+    @classmethod
+    def recognises(cls, array: Any) -> bool:
+        """A NumPy array or NumPy scalar (`np.float64(1.0)`)."""
+        import array_api_compat
+
+        return array_api_compat.is_numpy_array(array)
 
     def device_of(self, array: Any) -> Any:
         return "cpu"

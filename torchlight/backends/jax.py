@@ -1,0 +1,93 @@
+"""The JAX backend: immutable arrays, through `array_api_compat`'s view of `jax.numpy`.
+
+JAX is imported when this backend is first asked for, never by
+`import torchlight` (this module's `jax` is the library: imports are
+absolute). JAX arrays cannot be written in place (`immutable`: the engine
+never tries), scatter-add is `.at[key].add`, an out-of-range index is
+refused before JAX would clamp it, and random numbers come from a
+`jax.random` key split once per draw.
+
+Example (where JAX is installed):
+    >>> import torchlight as tl                                       # doctest: +SKIP
+    >>> be = tl.backends.get("jax")                                   # doctest: +SKIP
+    >>> be.immutable, be.resolve_device("cpu")                        # doctest: +SKIP
+    (True, CpuDevice(id=0))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from torchlight.backends import indexing
+from torchlight.backends.base import BackendError
+from torchlight.backends.generic import ArrayAPIBackend
+
+
+class JaxBackend(ArrayAPIBackend):
+    """JAX arrays: immutable (the engine never writes in place), `.at[].add`,
+    and a `jax.random` key split once per draw."""
+
+    library = "jax.numpy"
+    install_hint = "run `pip install jax jaxlib`"
+    immutable = True
+
+    def __init__(self, name: str = "jax") -> None:
+        super().__init__(name)
+        import jax
+
+        self._jax = jax
+        self._key: Any = None
+
+    @classmethod
+    def recognises(cls, array: Any) -> bool:
+        """A JAX array (never imports JAX)."""
+        import array_api_compat
+
+        return array_api_compat.is_jax_array(array)
+
+    def resolve_device(self, device: Any) -> Any:
+        if device is None or isinstance(device, self._jax.Device):
+            return device
+        if isinstance(device, int):
+            return self._jax.devices()[device]
+        platform, _, index = str(device).partition(":")
+        try:
+            return self._jax.devices(platform)[int(index or 0)]
+        except (RuntimeError, IndexError, ValueError) as exc:
+            raise BackendError(f"backend {self.name!r} has no device {device!r}: {exc}") from exc
+
+    def is_host(self, array: Any) -> bool:
+        return all(d.platform == "cpu" for d in array.devices())
+
+    def take_key(self, array: Any, key: Any) -> Any:
+        # JAX clamps an out-of-range index where NumPy raises: check first
+        indexing.check_bounds(self.xp, array, key)
+        return super().take_key(array, key)
+
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        zeros = self.xp.zeros(shape, dtype=values.dtype, device=self.device_of(values))
+        return zeros.at[key].add(values)
+
+    # --------------------------------------------------------------- random
+    def seed(self, seed: int) -> None:
+        self._key = self._jax.random.key(seed)
+
+    def random_state(self) -> Any:
+        return super().random_state(), self._key
+
+    def set_random_state(self, state: Any) -> None:
+        host, self._key = state
+        super().set_random_state(host)
+
+    def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
+        device = self.resolve_device(device)
+        dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
+        if generator is None:
+            if self._key is None:
+                self.seed(int(np.random.SeedSequence().generate_state(1)[0]))
+            self._key, generator = self._jax.random.split(self._key)
+        sample = self._jax.random.uniform if kind == "rand" else self._jax.random.normal
+        out = sample(generator, shape, dtype=dtype)
+        return out if device is None else self._jax.device_put(out, device)
