@@ -369,12 +369,12 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         return self._exported().__dlpack_device__()
 
     def __repr__(self) -> str:
-        if self.backend.name == "cupy":
+        if self.backend.library_repr:
             body = repr(self.data)
         else:
             body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
         extras = []
-        if self.backend.name != "numpy":
+        if self.backend.named_in_repr:
             extras.append(f"backend={self.backend.name!r}")
         if self.history is not None:
             extras.append(f"grad_fn=<{self.history.last_fn.__name__}>")

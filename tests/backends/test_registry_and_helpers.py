@@ -479,13 +479,14 @@ def test_docstring_examples_of_the_backends(module):
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_no_library_name_is_checked_inside_backends():
-    """What a backend's library can do is a capability flag or a method, never `backend.name == "..."`."""
+def test_no_library_name_is_checked_in_the_library():
+    """What a backend's library can do is a capability flag or a method, never `backend.name == "..."`
+    (anywhere in torchlight/: the Tensor's repr asks `library_repr` and `named_in_repr`)."""
     import pathlib
     import re
 
-    root = pathlib.Path(backends.__file__).parent
-    pattern = re.compile(r"\.name\s*(==|!=|in\b|not in\b)|__module__\.startswith")
-    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(root.glob("*.py"))
+    root = pathlib.Path(backends.__file__).parent.parent
+    pattern = re.compile(r"backend\.name\s*(==|!=|in\b|not in\b)|\bself\.name\s*(==|!=)|__module__\.startswith")
+    found = [f"{path.relative_to(root)}:{n}: {line.strip()}" for path in sorted(root.rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == []

@@ -11,11 +11,16 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
+from torchlight.backends.cupy import CupyBackend
+from torchlight.backends.dask import DaskBackend
+from torchlight.backends.jax import JaxBackend
+from torchlight.backends.numpy import NumpyBackend
+from torchlight.backends.strict import StrictBackend
+from torchlight.backends.torch import TorchBackend
 
 __all__ = [
     "Backend",
@@ -36,24 +41,23 @@ _default = ["numpy"]
 _by_type: dict[type, Backend] = {}
 
 
-#: built-in backend name -> (module under `torchlight.backends`, class): each module
-#: imports its library only when the class is made, so importing one never does.
-#: (`of` asks each class in this order whether it `recognises` an array; each
-#: recognises only its own library's, so the order decides nothing.)
-_BUILTIN: dict[str, tuple[str, str]] = {
-    "numpy": ("numpy", "NumpyBackend"),
-    "cupy": ("cupy", "CupyBackend"),
-    "array_api_strict": ("strict", "StrictBackend"),
-    "torch": ("torch", "TorchBackend"),
-    "jax": ("jax", "JaxBackend"),
-    "dask": ("dask", "DaskBackend"),
+#: built-in backend name -> class: each imports its library only when it is made, so
+#: importing torchlight never imports CuPy, torch, JAX or Dask. (`of` asks each class in
+#: this order whether it `recognises` an array; each recognises only its own library's,
+#: so the order decides nothing.)
+_BUILTIN: dict[str, type[Backend]] = {
+    "numpy": NumpyBackend,
+    "cupy": CupyBackend,
+    "array_api_strict": StrictBackend,
+    "torch": TorchBackend,
+    "jax": JaxBackend,
+    "dask": DaskBackend,
 }
 
 
 def backend_class(name: str) -> type[Backend]:
-    """The class of built-in backend `name` (imports its module, not its library)."""
-    module, cls = _BUILTIN[name]
-    return getattr(importlib.import_module(f"torchlight.backends.{module}"), cls)
+    """The class of built-in backend `name` (its library is not imported)."""
+    return _BUILTIN[name]
 
 
 def _builtin(name: str) -> Callable[[], Backend]:

@@ -18,12 +18,14 @@ Example:
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from torchlight.backends import indexing
+from torchlight.backends.elementwise import mapper, reducer, zipper
 
 
 class BackendError(ValueError):
@@ -87,9 +89,8 @@ class Backend:
     # itself, and a pickle names it, so that tensors and models can be
     # copied (`copy.deepcopy(model)`) and pickled.
     def __reduce__(self) -> tuple:
-        from torchlight import backends
-
-        return backends.get, (self.name,)
+        # the registry's `get` (the package imports this module first, so it is loaded by now)
+        return sys.modules["torchlight.backends"].get, (self.name,)
 
     def __copy__(self) -> Backend:
         return self
@@ -367,18 +368,12 @@ class Backend:
             >>> tl.backends.get("numpy").map(scalar.exp)(tl.tensor([0.0])).tolist()
             [1.0]
         """
-        from torchlight.backends.elementwise import mapper
-
         return mapper(self, fn)
 
     def zip(self, fn: Callable) -> Callable:
         """Elementwise `fn(x, y)` over Tensors (differentiable) or arrays."""
-        from torchlight.backends.elementwise import zipper
-
         return zipper(self, fn)
 
     def reduce(self, fn: Callable, start: float) -> Callable:
         """`reduce(fn, start)(x, dim)`: fold `fn` along `dim` starting at `start`."""
-        from torchlight.backends.elementwise import reducer
-
         return reducer(self, fn, start)
