@@ -28,7 +28,7 @@ import numpy as np
 from torchlight import grad_mode
 from torchlight.backends import Backend
 from torchlight.backends.checks import check_same_backend
-from torchlight.engine import WRITES, Variable, run_backward
+from torchlight.engine import WRITES, History, Variable, run_backward
 from torchlight.ops.activations import ActivationsMethods
 from torchlight.ops.arithmetic import ArithmeticMethods
 from torchlight.ops.common import _int_side
@@ -100,8 +100,8 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         self.data = data
         self.backend = backend
         self.requires_grad = False
-        self.history = None
-        self._grad = None
+        self.history: History | None = None
+        self._grad: Tensor | None = None
         self._retains_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -203,7 +203,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
 
     def chain_rule(self, d_output: Tensor, retain_graph: bool = True) -> list[tuple[Any, Tensor]]:
         """(input, gradient) pairs of the op that made this tensor (see `History.chain_rule`)."""
-        return self.history.chain_rule(d_output, retain_graph)
+        return self.history.chain_rule(d_output, retain_graph)  # type: ignore[union-attr]  # (a non-leaf's)
 
     @staticmethod
     def add_gradients(a: Tensor, b: Tensor) -> Tensor:
@@ -489,7 +489,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
 
 def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:
     """A leaf of class `cls` (Tensor, Parameter, ...) around `data`: what pickling and copying make."""
-    t = object.__new__(cls)  # (not cls(...): a subclass's __init__ may take other arguments)
+    t: Tensor = object.__new__(cls)  # (not cls(...): a subclass's __init__ may take other arguments)
     Tensor.__init__(t, data, backend)
     t.requires_grad = requires_grad
     return t

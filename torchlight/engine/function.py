@@ -22,7 +22,7 @@ Example (the documented custom Function):
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
@@ -69,6 +69,11 @@ class Context:
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
                  "_maker", "_stamp", "__dict__")
+    _maker: type[Variable]  # the result's class (set with `_output_data`): what `output` makes
+
+    if TYPE_CHECKING:  # a forward may keep anything else on its context (`ctx.dim = ...`)
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __init__(self, no_grad: bool = False, saved_values: tuple = ()) -> None:
         self.no_grad = no_grad
@@ -114,7 +119,7 @@ class Context:
                 "ctx.output: this Function's output was not kept; set `saves_output = True` "
                 "on the Function class (the context keeps it only for a Function that says so)"
             )
-        out = self._maker._wrap(self._output_data, history.backend)
+        out: Any = self._maker._wrap(self._output_data, history.backend)
         out.requires_grad = True
         out.history = history
         return out
@@ -163,7 +168,7 @@ class History:
     def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = (),
                  parents: tuple | None = None, shape: Any = None, dtype: Any = None, backend: Any = None) -> None:
         self.last_fn = last_fn
-        self.ctx = ctx
+        self.ctx: Any = ctx  # a Context; None only in an empty History(), which no walk reaches
         self.inputs = inputs
         if parents is None:
             parents = tuple(a for a in inputs if isinstance(a, (Variable, History)) and a.requires_grad)
@@ -345,10 +350,10 @@ def _apply(cls: type[Function], inputs: tuple) -> Any:
         raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
     if not parents or not _state.enabled:
         return first._wrap(cls.forward(_quiet_context(), *inputs), first.backend)
-    needs = tuple(needs)
-    edges = tuple(edges)
-    parents = edges if len(parents) == len(edges) else tuple(parents)  # one tuple when all are parents
-    return _record(cls, inputs, _NEEDS.setdefault(needs, needs), edges, parents, first)
+    pattern = tuple(needs)
+    recorded = tuple(edges)
+    wanted = recorded if len(parents) == len(recorded) else tuple(parents)  # one tuple when all are parents
+    return _record(cls, inputs, _NEEDS.setdefault(pattern, pattern), recorded, wanted, first)
 
 
 def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, like: Any) -> Any:

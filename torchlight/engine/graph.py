@@ -118,11 +118,11 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         node = getattr(root, "graph_node", root)
         nodes.append(node)
         grads[node] = _add(grads.get(node), d)
-    if capture is not None:
-        capture = [getattr(c, "graph_node", c) for c in capture]
-    captured = None if capture is None else set(capture)
+    wanted = None if capture is None else [getattr(c, "graph_node", c) for c in capture]
+    captured: Any = None if wanted is None else set(wanted)  # (a set whenever feeding is one)
     order = topological_sort(nodes)
-    add, add_into = operator.add, None
+    add: Any = operator.add
+    add_into: Any = None  # (set whenever `owned` gets a sum)
     if not create_graph and nodes:
         add = getattr(roots[0], "add_gradients", add)
         add_into = getattr(roots[0], "add_gradient_into", None)
@@ -161,8 +161,8 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
                     if add_into is not None:
                         owned.add(total)
         d = total = d_parent = None  # let go before the next node's backward makes its arrays
-    if captured is not None:
-        return [results.get(c) for c in capture]
+    if wanted is not None:
+        return [results.get(c) for c in wanted]
     _commit(commit_nodes, commit_grads, seed_ids)
     return None
 

@@ -40,6 +40,18 @@ class Variable:
     requires_grad: bool
     history: Any
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    @property
+    def dtype(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def device(self) -> Any:
+        raise NotImplementedError
+
     @classmethod
     def _wrap(cls, out: Any, backend: Any) -> Variable:
         """A new history-free Variable around `out` (an array, or a Variable whose array is taken)."""

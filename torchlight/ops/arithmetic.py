@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 
-def _operator(fn: type, reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
+def _operator(fn: type[Function], reverse: bool = False) -> Callable[[Tensor, Any], Tensor]:
     """The Tensor operator applying `fn` to (self, other), or to (other, self) when `reverse`.
 
     A number or an array on the other side is lifted to a Tensor of this

@@ -141,7 +141,7 @@ def _norm_order(p: Any) -> float:
     """`norm`'s p as a float: "fro" is 2; anything but a positive number (or -inf) is a ValueError."""
     if p == "fro":
         return 2.0
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (p > 0 or p == -math.inf):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (float(p) > 0 or p == -math.inf):
         raise ValueError(f"norm: p must be a positive number, math.inf, -math.inf or 'fro', not {p!r} "
                          "(p = 0, a count of nonzeros, and negative p are not supported)")
     return float(p)

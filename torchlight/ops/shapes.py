@@ -327,7 +327,8 @@ class ShapesMethods:
             raise IndexError(f"mT: a batch of matrices needs 2 or more dimensions; this tensor has shape {self.shape}")
         return Permute.apply(self, (*range(n - 2), n - 1, n - 2))
 
-    def reshape(self: Tensor, *shape: int) -> Tensor:
+    def reshape(self: Tensor, *shape: Any) -> Tensor:
+        """This tensor's elements in another shape (ints, or one sequence of them; one may be -1)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return Reshape.apply(self, resolve_shape(shape, self.shape))
