@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from torchlight.backends import Backend
 from torchlight.backends.checks import check_same_backend
+from torchlight.engine import Context, Function
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
@@ -152,3 +154,42 @@ def binary(op: str, fn: Any, a: Tensor, other: Any) -> Tensor:
     check_same_backend(op, a, other)
     broadcast_shapes(op, a.shape, other.shape)
     return fn.apply(a, other)
+
+
+def unary_op(name: str, array_name: str, vjp: Callable[[Any, Any], Any], doc: str, *,
+             of_output: bool = False) -> type[Function]:
+    """A uniform elementwise op as one table row (JAX's `standard_unop` with its derivative rule):
+    the Function `name` runs the namespace's `array_name` and its backward is `vjp(g, x)`, written
+    in Tensor ops of the incoming gradient `g` and the op's input `x` (or, with `of_output`, its
+    result `y`, which the context then keeps), so that the backward is differentiable in turn.
+
+    The class is defined in the module whose table holds the row (as `collections.namedtuple` does),
+    so it is found, named and pickled there like a hand-written one.
+
+    Example:
+        >>> import torchlight as tl
+        >>> Sin = unary_op("Sin", "sin", lambda g, x: g * x.cos(), "sin(x)")
+        >>> x = tl.tensor([0.0], requires_grad=True)
+        >>> Sin.apply(x).sum().backward()
+        >>> x.grad.tolist(), Sin.elementwise
+        ([1.0], True)
+    """
+    if of_output:
+        def forward(ctx: Context, a: Any) -> Any:
+            return getattr(a.backend.xp, array_name)(a.data)
+
+        def backward(ctx: Context, g: Any) -> Any:
+            return vjp(g, ctx.output)
+    else:
+        def forward(ctx: Context, a: Any) -> Any:
+            ctx.save_for_backward(a)
+            return getattr(a.backend.xp, array_name)(a.data)
+
+        def backward(ctx: Context, g: Any) -> Any:
+            (a,) = ctx.saved_tensors
+            return vjp(g, a)
+
+    module = sys._getframe(1).f_globals.get("__name__", __name__)
+    namespace = {"__doc__": doc, "__module__": module, "__qualname__": name, "elementwise": True,
+                 "saves_output": of_output, "forward": staticmethod(forward), "backward": staticmethod(backward)}
+    return type(name, (Function,), namespace)

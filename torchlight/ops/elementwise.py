@@ -21,7 +21,7 @@ from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine import Context, Function, Variable
 from torchlight.ops.activations import Sigmoid
-from torchlight.ops.common import _const, _int_side, _safe_reciprocal, binary, broadcast_shapes
+from torchlight.ops.common import _const, _int_side, _safe_reciprocal, binary, broadcast_shapes, unary_op
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
@@ -210,33 +210,15 @@ class Clamp(Function):
         return gx, glo, ghi
 
 
-class Log1p(Function):
-    """log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack)."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.log1p(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return LogBack.apply(a + 1.0, g)
 
 
-class Expm1(Function):
-    """exp(x) - 1, accurate for small |x|; its derivative expm1(x) + 1 is read from the output."""
-    elementwise = True
-    saves_output = True  # its backward reads ctx.output
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        return a.backend.xp.expm1(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        return g * (ctx.output + 1.0)
+# The uniform ops, one row each (see `unary_op`)
+Log1p = unary_op("Log1p", "log1p", lambda g, x: LogBack.apply(x + 1.0, g),
+                 "log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack).")
+Expm1 = unary_op("Expm1", "expm1", lambda g, y: g * (y + 1.0),
+                 "exp(x) - 1, accurate for small |x|; its derivative expm1(x) + 1 is read from the output.",
+                 of_output=True)
+Square = unary_op("Square", "square", lambda g, x: g * (x * 2.0), "x * x; the gradient 2x.")
 
 
 class Log2(Function):
@@ -265,19 +247,6 @@ class Log10(Log2):
         ctx.save_for_backward(a)
         return a.backend.xp.log10(a.data)
 
-
-class Square(Function):
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.square(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g * (a * 2.0)
 
 
 class PiecewiseConstant(Function):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from torchlight.engine import Context, Function
-from torchlight.ops.common import _safe_reciprocal, binary
+from torchlight.ops.common import _safe_reciprocal, binary, unary_op
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
@@ -72,163 +72,36 @@ class TanhBack(Function):
         return gy, (TanhBack.apply(y, h) if ctx.needs_input_grad[1] else None)
 
 
-class Sin(Function):
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.sin(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g * Cos.apply(a)
 
 
-class Cos(Function):
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.cos(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return -(g * Sin.apply(a))
 
 
-class Tan(Function):
-    """tan(x); its derivative 1 + tan(x)**2 is read from the output."""
-    elementwise = True
-    saves_output = True  # its backward reads ctx.output
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        return a.backend.xp.tan(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        y = ctx.output
-        return g * (y * y + 1.0)
 
 
-class Sinh(Function):
-    elementwise = True
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.sinh(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g * Cosh.apply(a)
 
 
-class Cosh(Function):
-    elementwise = True
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.cosh(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g * Sinh.apply(a)
 
 
-class Asin(Function):
-    """arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1)."""
-    elementwise = True
 
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.asin(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return _rsqrt_of(1.0 - a, 1.0 + a, g)
-
-
-class Acos(Function):
-    """arccos(x) on [-1, 1]; the gradient is minus asin's."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.acos(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return -_rsqrt_of(1.0 - a, 1.0 + a, g)
-
-
-class Atan(Function):
-    """arctan(x); the gradient 1 / (1 + x**2)."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.atan(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g / (a * a + 1.0)
-
-
-class Asinh(Function):
-    """arsinh(x); the gradient 1 / sqrt(x**2 + 1)."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.asinh(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g / (a * a + 1.0).sqrt()
-
-
-class Acosh(Function):
-    """arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1)."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.acosh(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return _rsqrt_of(a - 1.0, a + 1.0, g)
-
-
-class Atanh(Function):
-    """artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x))."""
-    elementwise = True
-
-    @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
-        ctx.save_for_backward(a)
-        return a.backend.xp.atanh(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
-        (a,) = ctx.saved_tensors
-        return g / ((1.0 - a) * (1.0 + a))
+# The uniform ops, one row each: the namespace function, and the gradient in Tensor ops of
+# the incoming gradient g and the input x (or the result y), so that it is differentiable again.
+Sin = unary_op("Sin", "sin", lambda g, x: g * x.cos(), "sin(x); the gradient cos(x).")
+Cos = unary_op("Cos", "cos", lambda g, x: -(g * x.sin()), "cos(x); the gradient -sin(x).")
+Tan = unary_op("Tan", "tan", lambda g, y: g * (y * y + 1.0),
+               "tan(x); its derivative 1 + tan(x)**2 is read from the output.", of_output=True)
+Sinh = unary_op("Sinh", "sinh", lambda g, x: g * x.cosh(), "sinh(x); the gradient cosh(x).")
+Cosh = unary_op("Cosh", "cosh", lambda g, x: g * x.sinh(), "cosh(x); the gradient sinh(x).")
+Asin = unary_op("Asin", "asin", lambda g, x: _rsqrt_of(1.0 - x, 1.0 + x, g),
+                "arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1).")
+Acos = unary_op("Acos", "acos", lambda g, x: -_rsqrt_of(1.0 - x, 1.0 + x, g),
+                "arccos(x) on [-1, 1]; the gradient is minus asin's.")
+Atan = unary_op("Atan", "atan", lambda g, x: g / (x * x + 1.0), "arctan(x); the gradient 1 / (1 + x**2).")
+Asinh = unary_op("Asinh", "asinh", lambda g, x: g / (x * x + 1.0).sqrt(),
+                 "arsinh(x); the gradient 1 / sqrt(x**2 + 1).")
+Acosh = unary_op("Acosh", "acosh", lambda g, x: _rsqrt_of(x - 1.0, x + 1.0, g),
+                 "arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1).")
+Atanh = unary_op("Atanh", "atanh", lambda g, x: g / ((1.0 - x) * (1.0 + x)),
+                 "artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x)).")
 
 
 class Atan2(Function):
