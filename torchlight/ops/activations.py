@@ -36,7 +36,7 @@ class Sigmoid(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         xp = a.backend.xp
         x = a.data
         e = xp.exp(xp.minimum(x, _exp_limit(xp, x.dtype)))
@@ -44,7 +44,7 @@ class Sigmoid(Function):
         return e
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return SigmoidBack.apply(ctx.output, g)
 
 
@@ -55,7 +55,7 @@ class SigmoidBack(Function):
     overwrites = (1,)
 
     @staticmethod
-    def forward_into(ctx: Context, y: Any, g: Any) -> Any:
+    def forward_into(ctx: Context, y: Tensor, g: Tensor) -> Any:
         # g's array is this op's to overwrite. (1 - y) y needs one new array, as in forward: the
         # products in forward's order, so that a compiled replay equals eager's and a blocked one's
         # to the bit (with y's array overwritten too, the order would have to change)
@@ -66,7 +66,7 @@ class SigmoidBack(Function):
         return out
 
     @staticmethod
-    def forward(ctx: Context, y: Any, g: Any) -> Any:
+    def forward(ctx: Context, y: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(y, g)
         out = 1.0 - y.data  # then updated in place: one new array, not three
         out *= y.data
@@ -74,7 +74,7 @@ class SigmoidBack(Function):
         return out
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         y, g = ctx.saved_tensors
         gy = h * g * (1.0 - 2.0 * y) if ctx.needs_input_grad[0] else None
         return gy, (SigmoidBack.apply(y, h) if ctx.needs_input_grad[1] else None)
@@ -89,12 +89,12 @@ class ReLU(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.xp.maximum(a.data, 0)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         return ReluBack.apply(a, g)
 
@@ -105,12 +105,12 @@ class ReluBack(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, g: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.masked(g.data, a.data > 0)
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         (a,) = ctx.saved_tensors
         need_a, need_g = ctx.needs_input_grad
         zero = _const(a, a.backend.xp.zeros_like(a.data)) if need_a else None  # connected: d/dx relu'(x) = 0

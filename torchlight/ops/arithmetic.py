@@ -108,17 +108,17 @@ class Add(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor, b: Tensor) -> Any:
         out = a.data
         out += b.data
         return out
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         return Add.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return g, g
 
 
@@ -130,17 +130,17 @@ class Sub(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor, b: Tensor) -> Any:
         out = a.data
         out -= b.data
         return out
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         return Sub.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return g, (-g if ctx.needs_input_grad[1] else None)
 
 
@@ -151,18 +151,18 @@ class Mul(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor, b: Tensor) -> Any:
         out = a.data
         out *= b.data
         return out
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return Mul.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (g * b if need_a else None), (g * a if need_b else None)
@@ -176,18 +176,18 @@ class Div(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any, b: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor, b: Tensor) -> Any:
         out = a.data
         out /= b.data
         return out
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(b)
         return Div.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (b,) = ctx.saved_tensors
         ga = g / b
         return (ga if ctx.needs_input_grad[0] else None), (-(ga * ctx.output) if ctx.needs_input_grad[1] else None)
@@ -200,15 +200,15 @@ class Neg(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor) -> Any:
         return a.backend.call_into(a.data, a.backend.xp.negative, a.data)
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         return -a.data
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return -g
 
 
@@ -222,12 +222,12 @@ class Pow(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, p: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, p: Any) -> Any:
         ctx.save_for_backward(a, p)
         return a.data ** (p.data if getattr(p, "_is_tensor", False) else p)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, p = ctx.saved_tensors
         ga = gp = None
         if ctx.needs_input_grad[0]:
@@ -261,11 +261,11 @@ class FloorDivide(Function):
     kernel = staticmethod(operator.floordiv)
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         return FloorDivide.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         xp = g.backend.xp
         return tuple(_const(g, xp.zeros_like(g.data)) if need else None for need in ctx.needs_input_grad)
 
@@ -283,12 +283,12 @@ class Remainder(Function):
     kernel = staticmethod(operator.mod)
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return Remainder.kernel(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (g if need_a else None), (-(g * FloorDivide.apply(a, b)) if need_b else None)

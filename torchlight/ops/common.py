@@ -175,17 +175,17 @@ def unary_op(name: str, array_name: str, vjp: Callable[[Any, Any], Any], doc: st
         ([1.0], True)
     """
     if of_output:
-        def forward(ctx: Context, a: Any) -> Any:
+        def forward(ctx: Context, a: Tensor) -> Any:
             return getattr(a.backend.xp, array_name)(a.data)
 
-        def backward(ctx: Context, g: Any) -> Any:
+        def backward(ctx: Context, g: Tensor) -> Any:
             return vjp(g, ctx.output)
     else:
-        def forward(ctx: Context, a: Any) -> Any:
+        def forward(ctx: Context, a: Tensor) -> Any:
             ctx.save_for_backward(a)
             return getattr(a.backend.xp, array_name)(a.data)
 
-        def backward(ctx: Context, g: Any) -> Any:
+        def backward(ctx: Context, g: Tensor) -> Any:
             (a,) = ctx.saved_tensors
             return vjp(g, a)
 

@@ -25,22 +25,22 @@ class Clone(Function):
     _shares_context = True  # its backward reads no saved value
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         return a.backend.copy(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return g
 
 
 class AsType(Function):
     @staticmethod
-    def forward(ctx: Context, a: Any, dtype: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, dtype: Any) -> Any:
         ctx.save_for_backward(a.dtype)
         return a.backend.xp.astype(a.data, dtype)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (dtype,) = ctx.saved_tensors
         return AsType.apply(g, dtype), None
 
@@ -49,12 +49,12 @@ class To(Function):
     """Move to another backend and/or device (DLPack where possible)."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, backend: Any, device: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, backend: Any, device: Any) -> Any:
         ctx.save_for_backward(a.backend, a.device)
         return type(a)._wrap(move(a.data, a.backend, backend, device), backend)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         backend, device = ctx.saved_tensors
         return To.apply(g, backend, device), None, None
 

@@ -63,15 +63,15 @@ class Exp(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor) -> Any:
         return a.backend.call_into(a.data, a.backend.xp.exp, a.data)
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         return a.backend.xp.exp(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return g * ctx.output
 
 
@@ -79,12 +79,12 @@ class Log(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.xp.log(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         return LogBack.apply(a, g)
 
@@ -94,12 +94,12 @@ class LogBack(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, g: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(a, g)
         return g.data / a.data
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         a, g = ctx.saved_tensors
         ga = InvBack.apply(a, h * g) if ctx.needs_input_grad[0] else None
         return ga, (LogBack.apply(a, h) if ctx.needs_input_grad[1] else None)
@@ -109,12 +109,12 @@ class Inv(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return 1.0 / a.data
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         return InvBack.apply(a, g)
 
@@ -124,12 +124,12 @@ class InvBack(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, g: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(a, g)
         return -g.data / (a.data * a.data)
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         a, g = ctx.saved_tensors
         ga = h * g * 2.0 / (a * a * a) if ctx.needs_input_grad[0] else None
         return ga, (InvBack.apply(a, h) if ctx.needs_input_grad[1] else None)
@@ -140,11 +140,11 @@ class Sqrt(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         return a.backend.xp.sqrt(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return g / (ctx.output * 2.0)
 
 
@@ -153,12 +153,12 @@ class Abs(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.xp.abs(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         if grad_mode.is_grad_enabled():  # create_graph: sign(a) stays connected to a, with derivative 0 (as PyTorch)
             return g * PiecewiseConstant.apply(a, "sign")
@@ -177,7 +177,7 @@ class Clamp(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, x: Any, lo: Any, hi: Any) -> Any:
+    def forward(ctx: Context, x: Tensor, lo: Any, hi: Any) -> Any:
         xp = x.backend.xp
         ctx.save_for_backward(x, lo, hi)
         lo_data, hi_data = (getattr(b, "data", b) for b in (lo, hi))
@@ -187,7 +187,7 @@ class Clamp(Function):
         return out if hi is None else xp.minimum(out, hi_data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         x, lo, hi = ctx.saved_tensors
         xp = x.backend.xp
         x_data, lo_data, hi_data = (getattr(b, "data", b) for b in (x, lo, hi))
@@ -228,7 +228,7 @@ class Log2(Function):
     base = 2.0
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.xp.log2(a.data)
 
@@ -243,7 +243,7 @@ class Log10(Log2):
     base = 10.0
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         ctx.save_for_backward(a)
         return a.backend.xp.log10(a.data)
 
@@ -255,11 +255,11 @@ class PiecewiseConstant(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, name: str) -> Any:
+    def forward(ctx: Context, a: Tensor, name: str) -> Any:
         return getattr(a.backend.xp, name)(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return _const(g, g.backend.xp.zeros_like(g.data)), None
 
 
@@ -306,12 +306,12 @@ class LogAddExp(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return a.backend.xp.logaddexp(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (g * Sigmoid.apply(a - b) if need_a else None), (g * Sigmoid.apply(b - a) if need_b else None)
@@ -328,12 +328,12 @@ class Hypot(Function):
     saves_output = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return a.backend.xp.hypot(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         scale = g * _safe_reciprocal(ctx.output)
         need_a, need_b = ctx.needs_input_grad
@@ -350,13 +350,13 @@ class Copysign(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         out = a.backend.xp.copysign(a.data, b.data)
         ctx.save_for_backward(a, b, out)
         return out
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b, out = ctx.saved_tensors
         xp = a.backend.xp
         zero = xp.zeros_like(a.data)

@@ -34,12 +34,12 @@ class Where(Function):
     """`where(cond, a, b)`: the gradient goes to a where cond, else to b."""
 
     @staticmethod
-    def forward(ctx: Context, cond: Any, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, cond: Tensor, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(cond)
         return a.backend.xp.where(cond.data, a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (cond,) = ctx.saved_tensors
         zero = _const(g, g.backend.xp.zeros_like(g.data))
         ga = Where.apply(cond, g, zero) if ctx.needs_input_grad[1] else None
@@ -56,12 +56,12 @@ class Gather(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, key: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, key: Any) -> Any:
         ctx.save_for_backward(a.shape, key)
         return a.backend.take_key(a.data, key)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         shape, key = ctx.saved_tensors
         return GatherBack.apply(g, shape, key), None
 
@@ -70,12 +70,12 @@ class GatherBack(Function):
     """zeros(shape) with g added at `key`: the transpose of Gather."""
 
     @staticmethod
-    def forward(ctx: Context, g: Any, shape: tuple[int, ...], key: Any) -> Any:
+    def forward(ctx: Context, g: Tensor, shape: tuple[int, ...], key: Any) -> Any:
         ctx.save_for_backward(key)
         return g.backend.scatter_add(shape, key, g.data)
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         (key,) = ctx.saved_tensors
         return Gather.apply(h, key), None, None
 
@@ -88,12 +88,12 @@ class TakeAlongAxis(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, index: Any, axis: int) -> Any:
+    def forward(ctx: Context, a: Tensor, index: Any, axis: int) -> Any:
         ctx.save_for_backward(a.shape, index, axis)
         return a.backend.take_along_axis(a.data, index, axis)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         shape, index, axis = ctx.saved_tensors
         mask = one_hot(g.backend.xp.expand_dims(index, axis=axis + 1), shape[axis], axis + 1, g)
         spread = g.reshape(g.shape[: axis + 1] + (1,) + g.shape[axis + 1:]) * mask

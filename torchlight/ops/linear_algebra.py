@@ -45,12 +45,12 @@ class MatMul(Function):
     """`a @ b` with the array-API shape rules (1-d operands included)."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return a.data @ b.data
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         if a.ndim == 1 and b.ndim == 1:

@@ -149,12 +149,12 @@ def _norm_order(p: Any) -> float:
 
 class Sum(Function):
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         ctx.save_for_backward(a.shape, dims, keepdim)
         return a.backend.xp.sum(a.data, axis=dims, keepdims=keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         shape, dims, keepdim = ctx.saved_tensors
         if not keepdim and g.ndim:  # (a 0-d gradient broadcasts as it is)
             g = g.reshape(_kept_shape(shape, dims))
@@ -165,11 +165,11 @@ class Max(Function):
     """The maximum over `dims`; tied maxima share the gradient evenly."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         return _extreme(ctx, a, a.backend.xp.max, dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, top, dims = ctx.saved_tensors
         xp = a.backend.xp
         hit = xp.astype(a.data == top, a.dtype)
@@ -182,7 +182,7 @@ class Softmax(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dim: int) -> Any:
+    def forward(ctx: Context, a: Tensor, dim: int) -> Any:
         xp = a.backend.xp
         ctx.dim = dim
         if 0 in a.shape:  # an empty result (and no max of an empty axis to shift by)
@@ -191,7 +191,7 @@ class Softmax(Function):
         return e / xp.sum(e, axis=dim, keepdims=True)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         y = ctx.output
         return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
 
@@ -201,7 +201,7 @@ class LogSoftmax(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dim: int) -> Any:
+    def forward(ctx: Context, a: Tensor, dim: int) -> Any:
         xp = a.backend.xp
         ctx.dim = dim
         if 0 in a.shape:  # an empty result (and no max of an empty axis to shift by)
@@ -210,7 +210,7 @@ class LogSoftmax(Function):
         return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return g - ctx.output.exp() * g.sum(ctx.dim, keepdim=True), None
 
 
@@ -221,7 +221,7 @@ class LogSumExp(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         xp = a.backend.xp
         ctx.save_for_backward(a, dims)
         if any(a.shape[d] == 0 for d in dims):  # no max to shift by; log of an empty sum
@@ -233,7 +233,7 @@ class LogSumExp(Function):
         return _reduced(a, out, dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, dims = ctx.saved_tensors
         kept = _kept_shape(a.shape, dims)
         return g.reshape(kept) * (a - ctx.output.reshape(kept)).exp(), None, None
@@ -244,7 +244,7 @@ class Min(Max):
     Max's backward (tied minima share the gradient evenly)."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         return _extreme(ctx, a, a.backend.xp.min, dims, keepdim)
 
 
@@ -252,11 +252,11 @@ class Var(Function):
     """The variance over `dims` with `correction` (1: unbiased, as PyTorch's default)."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
         return _reduced(a, _moments(ctx, a, dims, correction), dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return _var_backward(ctx, g), None, None, None
 
 
@@ -267,11 +267,11 @@ class Std(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool, correction: float) -> Any:
         return _reduced(a, a.backend.xp.sqrt(_moments(ctx, a, dims, correction)), dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return _var_backward(ctx, g * _safe_reciprocal(ctx.output) * 0.5), None, None, None
 
 
@@ -289,12 +289,12 @@ class Prod(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         ctx.save_for_backward(a, dims)
         return _reduced(a, a.backend.xp.prod(a.data, axis=dims, keepdims=True), dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, dims = ctx.saved_tensors
         g = g.reshape(_kept_shape(a.shape, dims))
         others = _prod_of_others(a, dims) if grad_mode.is_grad_enabled() else _const(a, _prod_of_others_array(a, dims))
@@ -305,12 +305,12 @@ class Cumsum(Function):
     """The running sum along `axis`; the backward is the reversed running sum of g."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, axis: int) -> Any:
+    def forward(ctx: Context, a: Tensor, axis: int) -> Any:
         ctx.axis = axis
         return a.backend.xp.cumulative_sum(a.data, axis=axis)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         return ReverseCumsum.apply(g, ctx.axis), None
 
 
@@ -318,13 +318,13 @@ class ReverseCumsum(Function):
     """The running sum along `axis` from the end (Cumsum's backward; its own backward is Cumsum)."""
 
     @staticmethod
-    def forward(ctx: Context, g: Any, axis: int) -> Any:
+    def forward(ctx: Context, g: Tensor, axis: int) -> Any:
         xp = g.backend.xp
         ctx.axis = axis
         return xp.flip(xp.cumulative_sum(xp.flip(g.data, axis=axis), axis=axis), axis=axis)
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         return Cumsum.apply(h, ctx.axis), None
 
 
@@ -341,7 +341,7 @@ class Norm(Function):
     saves_output = True  # its backward reads ctx.output
 
     @staticmethod
-    def forward(ctx: Context, a: Any, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
+    def forward(ctx: Context, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
         xp = a.backend.xp
         x = a.data
         powers = x * x if p == 2 else xp.abs(x) ** p
@@ -350,7 +350,7 @@ class Norm(Function):
         return _reduced(a, xp.sqrt(total) if p == 2 else total ** (1.0 / p), dims, keepdim)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, p, dims = ctx.saved_tensors
         kept = _kept_shape(a.shape, dims)
         g, y = g.reshape(kept), ctx.output.reshape(kept)

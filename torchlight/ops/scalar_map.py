@@ -60,12 +60,12 @@ class Map(Function):
     """A scalar function of `torchlight.scalar` applied elementwise."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, fn: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, fn: Any) -> Any:
         ctx.save_for_backward(a, fn)
         return map_array(a.backend, fn, a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, fn = ctx.saved_tensors
         return g * _partial(fn, 0, (a,)), None
 
@@ -74,12 +74,12 @@ class Zip(Function):
     """A binary scalar function of `torchlight.scalar` applied elementwise."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any, fn: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor, fn: Any) -> Any:
         ctx.save_for_backward(a, b, fn)
         return zip_array(a.backend, fn, a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b, fn = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad[:2]
         ga = g * _partial(fn, 0, (a, b)) if need_a else None
@@ -97,12 +97,12 @@ class PlainPartial(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, values: Any, fn: Any, *args: Any) -> Any:
+    def forward(ctx: Context, values: Tensor, fn: Any, *args: Any) -> Any:
         ctx.save_for_backward(fn)
         return values.data
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (fn,) = ctx.saved_tensors
         raise NotImplementedError(
             f"second derivatives of map/zip over the plain function {getattr(fn, '__name__', fn)!r}: "

@@ -45,7 +45,7 @@ class SumTo(Function):
     """Sum a broadcast array back down to `shape` (the engine's reduction)."""
 
     @staticmethod
-    def forward(ctx: Context, g: Any, shape: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, g: Tensor, shape: tuple[int, ...]) -> Any:
         ctx.save_for_backward(g.shape)
         xp, data = g.backend.xp, g.data
         lead = data.ndim - len(shape)
@@ -57,19 +57,19 @@ class SumTo(Function):
         return data
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         (shape,) = ctx.saved_tensors
         return BroadcastView.apply(h, shape), None
 
 
 class Permute(Function):
     @staticmethod
-    def forward(ctx: Context, a: Any, axes: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, a: Tensor, axes: tuple[int, ...]) -> Any:
         ctx.save_for_backward(axes)
         return a.backend.xp.permute_dims(a.data, axes)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (axes,) = ctx.saved_tensors
         inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
         return Permute.apply(g, inverse), None
@@ -77,12 +77,12 @@ class Permute(Function):
 
 class Reshape(Function):
     @staticmethod
-    def forward(ctx: Context, a: Any, shape: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Any:
         ctx.save_for_backward(a.shape)
         return a.backend.xp.reshape(a.data, shape)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (shape,) = ctx.saved_tensors
         return Reshape.apply(g, shape), None
 
@@ -95,12 +95,12 @@ class BroadcastView(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, shape: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Any:
         ctx.save_for_backward(a.shape)
         return a.backend.xp.broadcast_to(a.data, tuple(shape))
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (shape,) = ctx.saved_tensors
         return SumTo.apply(g, shape), None
 
@@ -120,7 +120,7 @@ class Concat(Function):
         return parts[0].backend.xp.concat([p.data for p in parts], axis=axis)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         axis, sizes = ctx.saved_tensors
         grads, start = [], 0
         for n, need in zip(sizes, ctx.needs_input_grad):
@@ -147,7 +147,7 @@ class Stack(Function):
         return parts[0].backend.xp.stack([p.data for p in parts], axis=axis)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (axis,) = ctx.saved_tensors
         lead = (slice(None),) * axis
         grads = [Gather.apply(g, lead + (i,)) if need else None for i, need in enumerate(ctx.needs_input_grad[:-1])]
@@ -158,12 +158,12 @@ class Flip(Function):
     """The order of the elements along `axes` reversed (the namespace's `flip`); its own backward."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, axes: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, a: Tensor, axes: tuple[int, ...]) -> Any:
         ctx.save_for_backward(axes)
         return a.backend.xp.flip(a.data, axis=axes)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         (axes,) = ctx.saved_tensors
         return Flip.apply(g, axes), None
 
@@ -173,12 +173,12 @@ class Roll(Function):
     `axes` None rolls the flattened tensor). The backward rolls back by `-shifts`."""
 
     @staticmethod
-    def forward(ctx: Context, a: Any, shifts: int | tuple[int, ...], axes: tuple[int, ...] | None) -> Any:
+    def forward(ctx: Context, a: Tensor, shifts: int | tuple[int, ...], axes: tuple[int, ...] | None) -> Any:
         ctx.save_for_backward(shifts, axes)
         return a.backend.xp.roll(a.data, shifts, axis=axes)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         shifts, axes = ctx.saved_tensors
         back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
         return Roll.apply(g, back, axes), None, None
@@ -192,12 +192,12 @@ class Tile(Function):
     """
 
     @staticmethod
-    def forward(ctx: Context, a: Any, reps: tuple[int, ...]) -> Any:
+    def forward(ctx: Context, a: Tensor, reps: tuple[int, ...]) -> Any:
         ctx.save_for_backward(a.shape, reps)
         return a.backend.xp.tile(a.data, reps)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         shape, reps = ctx.saved_tensors
         sizes = (1,) * (len(reps) - len(shape)) + tuple(shape)
         pairs = tuple(n for pair in zip(reps, sizes) for n in pair)

@@ -30,15 +30,15 @@ class Tanh(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, a: Any) -> Any:
+    def forward_into(ctx: Context, a: Tensor) -> Any:
         return a.backend.call_into(a.data, a.backend.xp.tanh, a.data)
 
     @staticmethod
-    def forward(ctx: Context, a: Any) -> Any:
+    def forward(ctx: Context, a: Tensor) -> Any:
         return a.backend.xp.tanh(a.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> Any:
+    def backward(ctx: Context, g: Tensor) -> Any:
         return TanhBack.apply(ctx.output, g)
 
 
@@ -49,7 +49,7 @@ class TanhBack(Function):
     overwrites = (0,)
 
     @staticmethod
-    def forward_into(ctx: Context, y: Any, g: Any) -> Any:
+    def forward_into(ctx: Context, y: Tensor, g: Tensor) -> Any:
         out = y.data  # y's own array, which nothing else reads: no new array
         out *= out
         out = y.backend.call_into(out, y.backend.xp.subtract, 1.0, out)
@@ -57,7 +57,7 @@ class TanhBack(Function):
         return out
 
     @staticmethod
-    def forward(ctx: Context, y: Any, g: Any) -> Any:
+    def forward(ctx: Context, y: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(y, g)
         out = y.data * y.data  # then updated in place: one new array, not three
         out -= 1.0
@@ -66,7 +66,7 @@ class TanhBack(Function):
         return out
 
     @staticmethod
-    def backward(ctx: Context, h: Any) -> tuple:
+    def backward(ctx: Context, h: Tensor) -> tuple:
         y, g = ctx.saved_tensors
         gy = h * g * y * -2.0 if ctx.needs_input_grad[0] else None
         return gy, (TanhBack.apply(y, h) if ctx.needs_input_grad[1] else None)
@@ -113,12 +113,12 @@ class Atan2(Function):
     elementwise = True
 
     @staticmethod
-    def forward(ctx: Context, a: Any, b: Any) -> Any:
+    def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
         ctx.save_for_backward(a, b)
         return a.backend.xp.atan2(a.data, b.data)
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         scale = g * _safe_reciprocal(a * a + b * b)
         need_a, need_b = ctx.needs_input_grad
