@@ -5,7 +5,7 @@ cross_entropy / nll_loss with `weight`, `ignore_index` and `label_smoothing`
 conv2d / `nn.Conv2d` with `dilation` and `groups`, `max_pool2d` with
 `dilation`. The values are worked out by hand for tiny inputs (logits
 whose softmax is 1/2 or 3/4, an arange image); the conformance suite
-(conformance/ops_nn.py) checks the same options against float64 NumPy
+(conformance/ops/nn.py) checks the same options against float64 NumPy
 references and central differences on every backend.
 """
 

@@ -55,7 +55,7 @@ class Backend:
     #: a value is only computed on demand (Dask): forwards never force it
     lazy = False
     #: a compiled program of elementwise ops runs a cache-sized block of elements at a time
-    #: (`torchlight.blocking`): for a CPU library whose every op passes over whole arrays in memory
+    #: (`torchlight.compile.blocking`): for a CPU library whose every op passes over whole arrays in memory
     blocks_elementwise = False
     #: `Tensor.__repr__` shows the array's own `repr` (CuPy: True, printed by the library where
     #: the array lives) rather than NumPy's formatting of a host copy
