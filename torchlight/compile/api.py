@@ -114,20 +114,21 @@ class Compiled:
 
 def _signature(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, list[Tensor]]:
     """The cache key of a call, and its Tensor arguments in order (keyword arguments are constants)."""
-    key, tensors = [], []
+    parts: list[tuple[Any, ...]] = []  # per argument: what the program depends on
+    tensors: list[Tensor] = []
     for name, value in kwargs.items():
         if isinstance(value, Tensor):
             raise TypeError(f"compile: pass the Tensor {name}= by position (keyword arguments are constants)")
-        key.append((name, type(value), value))
+        parts.append((name, type(value), value))
     for a in args:
         if isinstance(a, Tensor):
             data = a.data
-            key.append((a.backend, a.backend.device_of(data), data.dtype, data.shape, a.requires_grad))
+            parts.append((a.backend, a.backend.device_of(data), data.dtype, data.shape, a.requires_grad))
             tensors.append(a)
         else:
-            key.append((type(a), a))
+            parts.append((type(a), a))
     try:
-        key = tuple(key)
+        key = tuple(parts)
         hash(key)
     except TypeError:
         raise TypeError("compile: every argument that is not a Tensor must be hashable (it is part of the "

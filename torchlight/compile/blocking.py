@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Set
+from typing import Any, final
 
-from torchlight.autograd import functions as F
 from torchlight.compile.steps import BuildStep, Step
+from torchlight.ops.reductions import Sum
+from torchlight.ops.shapes import BroadcastView
 from torchlight.tensor import Tensor
 
 # The bytes of one array's block: the few arrays a step list holds at once stay in a core's cache.
@@ -47,6 +48,7 @@ BLOCK_BYTES = 1 << 20
 MIN_BLOCKS = 4
 
 
+@final  # never subclassed: `type(steps) is Blocked` tells the two kinds of step list apart
 class Blocked:
     """The steps of a list that qualifies, and what to slice and to gather around them."""
 
@@ -85,12 +87,12 @@ class Blocked:
                 reg.data = None
         for reg, full, _ in outs:
             reg.data = full
-        if partials is not None:
-            self.sums.data = partials
+        if partials is not None:  # (only where the list sums: then `sums` and `total` are set)
+            self.sums.data = partials  # type: ignore[union-attr]  # sums is set where partials is
             try:
                 run_steps(self.after)
             finally:
-                self.sums.data = None
+                self.sums.data = None  # type: ignore[union-attr]
 
     def _run_blocks(self, run_steps: Callable[[list[Step]], None], outer: list[tuple],
                     outs: list[tuple]) -> Any:
@@ -109,7 +111,7 @@ class Blocked:
             for reg, _, flat in outs:
                 flat[start:stop] = reg.data
             if partials is not None:
-                partials[k] = xp.sum(self.total.data)
+                partials[k] = xp.sum(self.total.data)  # type: ignore[union-attr]  # total is set where partials is
         return partials
 
     def _storage(self, dtype: Any, spare: list[Any]) -> tuple[Any, Any]:
@@ -139,7 +141,7 @@ def _flat_view(xp: Any, data: Any) -> Any:
 
 
 def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], keep: set[Tensor],
-         spare: set[Tensor], meta: dict[Tensor, tuple], backend: Any) -> Blocked | None:
+         spare: Set[Tensor], meta: dict[Tensor, tuple], backend: Any) -> Blocked | None:
     """The blocked replay of a step list, or None where it does not qualify (see the module).
 
     `steps` are the list as built; `finished` the same steps as the program runs them;
@@ -149,7 +151,7 @@ def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], k
     """
     if not steps or not backend.blocks_elementwise:
         return None
-    if not all(s.fn in (F.Sum, F.BroadcastView) or getattr(s.fn, "elementwise", False) for s in steps):
+    if not all(s.fn in (Sum, BroadcastView) or getattr(s.fn, "elementwise", False) for s in steps):
         return None
     # a tensor from outside fn (a parameter, a constant) is read through a register of the plan's own
     outside = {a: Tensor._wrap(None, backend) for s in steps for a in s.args
@@ -171,7 +173,7 @@ def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], k
     b.outside = [(proxy, t) for t, proxy in outside.items()]
     for built, step in zip(steps[:end], finished[:end]):
         args = tuple(outside.get(a, a) if isinstance(a, Tensor) else a for a in step.args)
-        forward = b.broadcast if built.fn is F.BroadcastView else step.forward
+        forward = b.broadcast if built.fn is BroadcastView else step.forward
         b.loop.append(dataclasses.replace(step, forward=forward, args=args))
     if total is not None:
         step = finished[total]
@@ -217,12 +219,12 @@ def _sum_step(steps: list[BuildStep], meta: dict[Tensor, tuple], shape: tuple[in
         fn, args, out = step.fn, step.args, meta[step.out][0]
         if len(step.writes) != 1 or step.writes[0] is not step.out or (total is not None and out != ()):
             return False
-        if fn is F.Sum:
+        if fn is Sum:
             summed, dims, keepdim = args
             if total is not None or keepdim or tuple(dims) != tuple(range(len(shape))) or meta[summed][0] != shape:
                 return False
             total = k
-        elif fn is F.BroadcastView:
+        elif fn is BroadcastView:
             if not (isinstance(args[0], Tensor) and meta[args[0]][0] == () and out == shape):
                 return False
         else:  # elementwise: Tensors (every one a register by now) and numbers

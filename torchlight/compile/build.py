@@ -18,12 +18,13 @@ import sys
 from collections.abc import Callable, Set
 from typing import TYPE_CHECKING, Any
 
-from torchlight.autograd import functions as F
 from torchlight.compile.blocking import Blocked, plan
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
 from torchlight.compile.steps import BuildStep, Step
 from torchlight.engine import Context, History
+from torchlight.ops.arithmetic import Add, Mul, Neg, Sub
+from torchlight.ops.shapes import BroadcastView, Reshape
 from torchlight.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def build(rec: Recording) -> Program:
     While building, each list is of `BuildStep`s; the Program's lists are of `Step`s (or `Blocked`).
     """
     out, inputs, wants, seed = rec.out, rec.inputs, rec.wants, rec.seed
+    assert out is not None, "build: a Recording that `record` finished (it sets out)"
     p = Program()
     p.backend = out.backend
     regs: dict[Any, Tensor] = {}
@@ -55,7 +57,7 @@ def build(rec: Recording) -> Program:
 
     def step(h: History) -> BuildStep:
         quiet = Context(True)
-        quiet.needs_input_grad = h.ctx.needs_input_grad
+        quiet.needs_input_grad = _ctx(h).needs_input_grad
         return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
 
     p.inputs = [reg(t) for t in inputs]
@@ -74,7 +76,7 @@ def build(rec: Recording) -> Program:
         infer.append(step(h))
         if h in rec.opaque:
             opaque_index[h] = len(opaque_index)
-            call = opaque_forward(p, h.last_fn, h.ctx.needs_input_grad)
+            call = opaque_forward(p, h.last_fn, _ctx(h).needs_input_grad)
             train.append(BuildStep(None, call, None, infer[-1].args, (reg(h),), reg(h)))
         else:
             train.append(infer[-1])
@@ -105,12 +107,18 @@ def build(rec: Recording) -> Program:
     p.infer = _finished(p, infer, registers, {p.output}, mine, meta)
     p.train = _finished(p, train, registers, {p.output, *p.saved}, mine, meta)
     p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
-    if seed is not None and meta[p.seed][0] == ():
+    if p.seed is not None and meta[p.seed][0] == ():  # (p.seed: the register of seed)
         unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
         reads = set(_reads(unit, registers))
         p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
+
+
+def _ctx(h: History) -> Context:
+    """A recorded node's Context (every node that an op made has one)."""
+    assert h.ctx is not None, f"build: a recorded node of {h.last_fn} without a Context"
+    return h.ctx
 
 
 def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
@@ -137,9 +145,9 @@ def _seeded_by_one(steps: list[BuildStep], seed: Tensor, needed: set[Tensor], re
     for step in steps:
         args = tuple(rename.get(a, a) if type(a) is Tensor else a for a in step.args)
         renamed = any(a is not b for a, b in zip(args, step.args))  # (not ==: a Tensor's == is an op)
-        if step.fn in (F.BroadcastView, F.Reshape) and args[0] in ones:
+        if step.fn in (BroadcastView, Reshape) and args[0] in ones:
             ones.add(step.out)
-        elif step.fn is F.Mul and step.out not in needed:
+        elif step.fn is Mul and step.out not in needed:
             a, b = args
             other = b if a in ones else a if b in ones else None
             if other is not None and meta.get(other) == meta[step.out]:
@@ -158,14 +166,14 @@ def _fold_negations(steps: list[BuildStep], needed: set[Tensor]) -> list[BuildSt
         for a in step.args:
             if type(a) is Tensor:
                 reads[a] = reads.get(a, 0) + 1
-    negated = {s.out: s.args[0] for s in steps if s.fn is F.Neg and reads.get(s.out) == 1 and s.out not in needed}
+    negated = {s.out: s.args[0] for s in steps if s.fn is Neg and reads.get(s.out) == 1 and s.out not in needed}
     out = []
     for step in steps:
         args = step.args
-        if (step.fn is F.Add and all(type(a) is Tensor for a in args)
+        if (step.fn is Add and all(type(a) is Tensor for a in args)
                 and (args[0] in negated) != (args[1] in negated)):
             a, b = (args[1], negated[args[0]]) if args[0] in negated else (args[0], negated[args[1]])
-            step = dataclasses.replace(step, fn=F.Sub, forward=F.Sub.forward, args=(a, b))
+            step = dataclasses.replace(step, fn=Sub, forward=Sub.forward, args=(a, b))
         out.append(step)
     return out
 
@@ -210,7 +218,7 @@ def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], m
     for step, free in zip(steps, frees):
         fn, forward, args = step.fn, step.forward, step.args
         into = getattr(fn, "forward_into", None)
-        if into is not None and _may_overwrite(fn.overwrites, args, step.out, free, mine, meta):
+        if fn is not None and into is not None and _may_overwrite(fn.overwrites, args, step.out, free, mine, meta):
             forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))
         elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, step.out, free, mine, meta):
             forward = _try_into(forward, _swapped(into), (args[1],))
@@ -238,7 +246,7 @@ def _may_overwrite(positions: tuple[int, ...], args: tuple, out: Tensor, frees: 
     return True
 
 
-_COMMUTATIVE = (F.Add, F.Mul)  # a + b and b + a are the same to the last bit (IEEE), so either may be written
+_COMMUTATIVE = (Add, Mul)  # a + b and b + a are the same to the last bit (IEEE), so either may be written
 # Below this many elements a new array costs less than proving an old one may be overwritten.
 _OVERWRITE_SIZE = 1 << 14
 _REFS = 3  # the references to an array its register alone holds, as counted in `into` below

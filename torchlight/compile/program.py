@@ -100,9 +100,10 @@ class Program:
             try:
                 for reg, t in zip(self.inputs, tensors):
                     reg.data = t.data
+                opaque: list[Any]
                 self.opaque = opaque = []
                 run_steps(self.train if train else self.infer)
-                out = self.output.data
+                out = self.output.data  # type: ignore[union-attr]  # build sets output on every Program
                 saved = [[r.data for r in self.saved], opaque] if train else None
             finally:
                 self._clear()
@@ -127,7 +128,7 @@ class Program:
             for k, (reg, a) in enumerate(zip(self.saved, arrays)):
                 if loads is None or loads[k]:
                     reg.data = a
-            self.seed.data = g
+            self.seed.data = g  # type: ignore[union-attr]  # a Program with a backward has a seed
             self.opaque = self_opaque
             arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
             try:

@@ -23,7 +23,7 @@ import numbers
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, final
 
 import numpy as np
 
@@ -132,7 +132,7 @@ def watching(watch: Watch) -> Iterator[None]:
             return original(t, *args, **kwargs)
         return conversion
 
-    patches = {
+    patches: dict[tuple[type, str], Any] = {
         (Tensor, "_wrap"): classmethod(watched_wrap),
         (Tensor, "__init__"): watched_init,
         (History, "__init__"): watched_history,
@@ -153,6 +153,7 @@ def watching(watch: Watch) -> Iterator[None]:
             setattr(cls, name, value)
 
 
+@final  # never subclassed: `type(entry) is OpaqueBackward` tells it from a History
 class OpaqueBackward(NamedTuple):
     """In a recorded backward, the backward of a node that runs as in eager mode (`Recording._opaque`)."""
 
@@ -350,6 +351,7 @@ class Recording:
         """Keep `node`'s backward as a call: a register leaf stands for each gradient it gives."""
         out = []
         positions, start = [], 0
+        assert node.ctx is not None, f"compile: a recorded node of {node.last_fn} without a Context"
         needs = node.ctx.needs_input_grad
         for parent, g in pairs:
             i = start

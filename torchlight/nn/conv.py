@@ -19,7 +19,7 @@ from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
 
-def _pair(value: int | Sequence[int]) -> tuple[int, int]:
+def _pair(value: int | Sequence[int]) -> tuple[int, ...]:
     return (value, value) if isinstance(value, int) else tuple(value)
 
 

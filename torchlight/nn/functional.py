@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight.autograd import functions as fn
+from torchlight.nn import ops as nn_ops  # the Functions only nn.functional uses
+from torchlight.ops import indexing
 from torchlight.tensor import Tensor, check_same_backend
 
 __all__ = [
@@ -117,7 +119,7 @@ def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = 
     if classes <= info.max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
         bad = bad | (target.data >= classes)
     if not target.size or not bool(xp.any(bad)):
-        if not (ignorable and 0 <= ignore_index < classes and target.size):
+        if not (ignorable and 0 <= ignore_index < classes and target.size):  # type: ignore[operator]  # ignorable: an int
             return target, None
         ignored = target.data == ignore_index
         return target, ignored if bool(xp.any(ignored)) else None
@@ -147,7 +149,7 @@ def tanh(x: Tensor) -> Tensor:
 
 def softplus(x: Tensor) -> Tensor:
     """log(1 + exp(x)), stable for large |x|; its derivative is sigmoid(x)."""
-    return fn.Softplus.apply(x)
+    return nn_ops.Softplus.apply(x)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
@@ -196,7 +198,7 @@ def nll_loss(log_probs: Tensor, target: Any, weight: Tensor | None = None, ignor
     labels = _class_targets(log_probs, target, ignore_index, reduction, op)
     weight = _class_weight(weight, log_probs, op)
     if weight is None and labels.ignored is None:
-        picked = fn.TakeAlongAxis.apply(log_probs, labels.index, labels.axis)
+        picked = indexing.TakeAlongAxis.apply(log_probs, labels.index, labels.axis)
         return _reduce(-picked.reshape(labels.shape), reduction, op)
     return _weighted_nll(log_probs, labels, weight, reduction, 0.0)
 
@@ -265,7 +267,7 @@ def _weighted_nll(log_probs: Tensor, labels: _Labels, weight: Tensor | None, red
     labels only); the mean divides by sum_i w_i.
     """
     xp, backend, axis = log_probs.backend.xp, log_probs.backend, labels.axis
-    picked = fn.TakeAlongAxis.apply(log_probs, labels.index, axis).reshape(labels.shape)
+    picked = indexing.TakeAlongAxis.apply(log_probs, labels.index, axis).reshape(labels.shape)
     kept = None if labels.ignored is None else xp.astype(~labels.ignored, log_probs.dtype)
     per_label = kept
     if weight is not None:
@@ -337,7 +339,7 @@ def cross_entropy(logits: Tensor, target: Any, weight: Tensor | None = None, ign
     labels = _class_targets(logits, target, ignore_index, reduction, op)
     weight = _class_weight(weight, logits, op)
     if weight is None and labels.ignored is None and not label_smoothing:
-        return fn.CrossEntropy.apply(logits, target, labels.axis, reduction, ignore_index)
+        return nn_ops.CrossEntropy.apply(logits, target, labels.axis, reduction, ignore_index)
     return _weighted_nll(logits.log_softmax(labels.axis), labels, weight, reduction, float(label_smoothing))
 
 
@@ -396,7 +398,7 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
                              f"binary_cross_entropy_with_logits)")
         raise ValueError(f"{op}: every target must be in [0, 1] (as PyTorch requires); the loss is unbounded "
                          f"below outside it")
-    log = fn.BinaryCrossEntropyLog.apply
+    log = nn_ops.BinaryCrossEntropyLog.apply
     loss = -(target * log(input) + (1.0 - target) * log(1.0 - input))
     return _reduce(loss, reduction, op)
 
@@ -405,7 +407,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, reduction: str 
     """binary_cross_entropy(sigmoid(x), t) as softplus(x) - t x: stable for any x."""
     op = "binary_cross_entropy_with_logits"
     target = _elementwise_target(input, target, reduction, op)
-    return _reduce(fn.Softplus.apply(input) - target * input, reduction, op)
+    return _reduce(nn_ops.Softplus.apply(input) - target * input, reduction, op)
 
 
 # ------------------------------------------------------------------ layers
@@ -425,7 +427,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
         return x
     if p == 1.0:
         return x * 0.0
-    return fn.Dropout.apply(x, p, generator)
+    return nn_ops.Dropout.apply(x, p, generator)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -457,7 +459,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     product = x.shape[:-1] + weight.shape[:1]
     if bias is not None and fn.broadcast_shapes("linear", product, bias.shape) != product:
         return x @ weight.mT + bias  # a bias that adds axes to the result: not one node
-    return fn.Linear.apply(x, weight, bias)
+    return nn_ops.Linear.apply(x, weight, bias)
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
@@ -499,10 +501,10 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
     out_channels, _, kh, kw = weight.shape
     pads = conv_pads(padding, (kh, kw), stride, dilation, op)
     ho, wo = _conv_out(x, weight, stride, pads, dilation)
-    patches = fn.Unfold.apply(_pad2d(x, pads, 0.0), (kh, kw), stride, -1, dilation)  # (N, C, Ho, Wo, kh*kw)
+    patches = nn_ops.Unfold.apply(_pad2d(x, pads, 0.0), (kh, kw), stride, -1, dilation)  # (N, C, Ho, Wo, kh*kw)
     if groups == 1:
         columns = patches.permute(0, 2, 3, 1, 4).reshape(n, ho, wo, channels * kh * kw)
-        out = fn.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
+        out = nn_ops.Linear.apply(columns, weight.reshape(out_channels, channels * kh * kw), bias)  # (N, Ho, Wo, O)
         return out.permute(0, 3, 1, 2)
     per_group, outs = channels // groups, out_channels // groups
     columns = patches.reshape(n, groups, per_group, ho, wo, kh * kw).permute(1, 0, 3, 4, 2, 5)
@@ -526,8 +528,8 @@ def _check_conv_shapes(x: Tensor, weight: Tensor, bias: Tensor | None, groups: i
         raise ValueError(f"conv2d: the bias must have shape ({out_channels},), not {bias.shape}")
 
 
-def conv_pads(padding: int | Sequence[int] | str, kernel: tuple[int, int], stride: tuple[int, int],
-              dilation: tuple[int, int], op: str) -> tuple[tuple[int, int], tuple[int, int]]:
+def conv_pads(padding: int | Sequence[int] | str, kernel: tuple[int, ...], stride: tuple[int, ...],
+              dilation: tuple[int, ...], op: str) -> tuple[tuple[int, int], ...]:
     """((top, bottom), (left, right)): `padding` as a number, a pair, "valid" or "same".
 
     "same" pads dilation * (k - 1) per axis, the odd one at the end (as
@@ -547,8 +549,8 @@ def conv_pads(padding: int | Sequence[int] | str, kernel: tuple[int, int], strid
     return (ph, ph), (pw, pw)
 
 
-def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], pads: tuple[tuple[int, int], tuple[int, int]],
-              dilation: tuple[int, int]) -> tuple[int, int]:
+def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], pads: tuple[tuple[int, int], ...],
+              dilation: tuple[int, int]) -> tuple[int, ...]:
     sizes = []
     for size, k, s, (before, after), d in zip(x.shape[-2:], weight.shape[-2:], stride, pads, dilation):
         if size + before + after < d * (k - 1) + 1:
@@ -559,16 +561,16 @@ def _conv_out(x: Tensor, weight: Tensor, stride: tuple[int, int], pads: tuple[tu
     return tuple(sizes)
 
 
-def _span(kernel: Sequence[int], dilation: tuple[int, int]) -> tuple[int, int]:
+def _span(kernel: Sequence[int], dilation: tuple[int, int]) -> tuple[int, ...]:
     """How far a dilated kernel reaches: d (k - 1) + 1 per axis."""
     return tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
 
 
-def _pad2d(x: Tensor, pads: tuple[tuple[int, int], tuple[int, int]], value: float) -> Tensor:
+def _pad2d(x: Tensor, pads: tuple[tuple[int, int], ...], value: float) -> Tensor:
     """`x` padded with `value` by ((top, bottom), (left, right))."""
     if pads == ((0, 0), (0, 0)):
         return x
-    return fn.Pad.apply(x, pads, value)
+    return nn_ops.Pad.apply(x, pads, value)
 
 
 def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value: float, op: str,
@@ -587,7 +589,7 @@ def _pool_windows(x: Tensor, kernel_size: Any, stride: Any, padding: Any, value:
     if any(n + 2 * p < k for n, p, k in zip(x.shape[-2:], padding, span)):
         dilated = "" if dilation == (1, 1) else f" (dilated by {dilation}: spans {span})"
         raise ValueError(f"{op}: the kernel {kernel}{dilated} is larger than the padded input of shape {x.shape}")
-    return fn.Unfold.apply(_pad2d(x, tuple((p, p) for p in padding), value), kernel, stride, 0, dilation)
+    return nn_ops.Unfold.apply(_pad2d(x, tuple((p, p) for p in padding), value), kernel, stride, 0, dilation)
 
 
 def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,

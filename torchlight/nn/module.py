@@ -182,7 +182,8 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
-    def _named_members(self, table: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Tensor]]:
+    def _named_members(self, table: str, prefix: str, recurse: bool) -> Iterator[tuple[str, Any]]:
+        # (Any: the members are of `table`'s kind, Parameters for _parameters, Tensors for _buffers)
         seen: set[int] = set()
         modules = self.named_modules(prefix) if recurse else [(prefix, self)]
         for module_name, module in modules:

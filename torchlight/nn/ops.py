@@ -62,7 +62,7 @@ def _writeable(array: Any) -> bool:
     return array_api_compat.is_writeable_array(array)
 
 
-def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[int, int],
+def _window_slices(kernel: tuple[int, int], stride: tuple[int, int], out: tuple[int, ...],
                    dilation: tuple[int, int] = (1, 1)) -> list:
     """One (rows, cols) slice pair per kernel offset, in row-major order (offset i sits at i * dilation)."""
     (kh, kw), (sh, sw), (ho, wo), (dh, dw) = kernel, stride, out, dilation
