@@ -128,6 +128,18 @@ def _on_tensors(fn: ScalarFunction, args: tuple) -> Any:
 
 
 
+# (declared first for the type checker: the partials' lambdas call these before, or while, they are bound)
+zero: ScalarFunction
+neg: ScalarFunction
+div: ScalarFunction
+pow_da: ScalarFunction
+pow_db: ScalarFunction
+ln: ScalarFunction
+exp: ScalarFunction
+sqrt: ScalarFunction
+tanh: ScalarFunction
+sigmoid: ScalarFunction
+
 # The derivative helpers are ScalarFunctions too, so `Map` can differentiate
 # its own backward (second derivatives through map/zip).
 zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),), _zero_vjp)

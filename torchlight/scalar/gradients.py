@@ -64,11 +64,12 @@ def backward(v: Value) -> None:
 
 def _propagate(order: list[Value]) -> None:
     """Add each node's `grad` times its local derivatives into its inputs' `grad`."""
+    a: Value  # (not None where read: a node with an _op has its input _a, set with it in _binary)
     for node in order:
         op = node._op
         if op is None:
             continue
-        d, a, b = node.grad, node._a, node._b
+        d, a, b = node.grad, node._a, node._b  # type: ignore[assignment]
         if b is None:
             if a.requires_grad:
                 a.grad += op.vjp(d, node.data, a.data)

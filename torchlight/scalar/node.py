@@ -93,7 +93,8 @@ class Value:
     def parents(self) -> tuple[Value, ...]:
         if self._op is None:
             return ()
-        return (self._a,) if self._b is None else (self._a, self._b)
+        # (a node an op made has its input _a: _binary sets _op, _a and _b together)
+        return (self._a,) if self._b is None else (self._a, self._b)  # type: ignore[return-value]
 
     @property
     def is_leaf(self) -> bool:
@@ -101,7 +102,9 @@ class Value:
 
     def chain_rule(self, d_output: float, retain_graph: bool = True) -> tuple[tuple[Value, float], ...]:
         """(input, gradient) pairs for the inputs that need one."""
-        a, b, op = self._a, self._b, self._op
+        a: Value  # (not None: the engine calls chain_rule on a node an op made, whose _op and _a are set)
+        op: ScalarFunction
+        a, b, op = self._a, self._b, self._op  # type: ignore[assignment]
         if b is None:
             return ((a, op.vjp(d_output, self.data, a.data)),)
         da, db = _binary_vjp(op, d_output, self.data, a.data, b.data)
