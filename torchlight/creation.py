@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -111,7 +110,7 @@ def _stacked(data: Any, target: Any, device: Any, dtype: Any) -> Any:
     return [target.to_numpy(item).tolist() if _is_array(item) else item for item in items]
 
 
-def _shape(shape: Sequence[int] | int) -> tuple[int, ...]:
+def _shape(shape: Any) -> tuple[int, ...]:
     """`shape` as a tuple: one size (an int, a NumPy integer, a 0-d integer tensor), sizes, or one
     sequence or 1-d array of them (as np.full takes)."""
     # full(np.int64(3), x) as np.full; isinstance(int) missed NumPy integers. A 1-d array has
@@ -194,7 +193,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
     backend's default float (float64 where the device has it, on torch too)."""
     be = backends.get(backend)
     # NumPy scalars count as the Python numbers they hold (np.float32(0.25) is a float step)
-    start, stop, step = (v.item() if isinstance(v, np.generic) else v for v in (start, stop, step))
+    start, stop, step = _plain(start), _plain(stop), _plain(step)
     kwargs: dict[str, Any] = {}
     if device is not None:
         kwargs["device"] = be.resolve_device(device)
@@ -203,6 +202,11 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
     elif any(isinstance(v, float) for v in (start, stop, step)):
         kwargs["dtype"] = be.default_float(kwargs.get("device"))
     return Tensor(be.xp.arange(start, stop, step, **kwargs), be, requires_grad=requires_grad)
+
+
+def _plain(v: Any) -> Any:
+    """A NumPy scalar as the Python number it holds; anything else as it is."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def rand(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,

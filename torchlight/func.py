@@ -532,7 +532,7 @@ def _jacobian_by_columns(trace: _Trace, out: Tensor) -> list[Tensor] | None:
         columns = _columns(g, u, x, trace.nested) if g.requires_grad else None
         if columns is None:  # a backward not differentiable in its gradient (written on arrays), or
             return None  # only step functions on the path
-        blocks.append(_stack(columns).reshape((x.size, out.size)).T.reshape(out.shape + x.shape))
+        blocks.append(_stack(columns).reshape(x.size, out.size).T.reshape(out.shape + x.shape))
     return blocks
 
 

@@ -84,6 +84,8 @@ class _GradMode:
 
 def _steps_in_mode(gen: Generator, mode: bool) -> Generator:
     """`gen`, each step run with grad mode `mode` and the caller's mode restored between steps."""
+    step: Callable[[Any], Any]  # gen.send, or gen.throw with the exception to throw in
+    value: Any
     step, value = gen.send, None
     while True:
         previous = _state.enabled
@@ -137,6 +139,8 @@ class set_grad_enabled(_GradMode):
         >>> tl.is_grad_enabled()
         True
     """
+
+    previous: bool  # the mode when it was made: a `with` block restores it, a decorator does not change it
 
     def __new__(cls, mode: bool) -> set_grad_enabled:
         self = object.__new__(cls)

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.autograd.functions import Clone
 from torchlight.engine import run_backward, topological_sort
+from torchlight.ops.copies import Clone
 from torchlight.tensor import Tensor
 
 
@@ -54,6 +54,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
         retain_graph = create_graph
     seeds = [o.seed_derivative(1.0 if g is None else g) for o, g in zip(outputs, grad_outputs)]
     grads = run_backward(outputs, seeds, retain_graph=retain_graph, create_graph=create_graph, capture=inputs)
+    assert grads is not None  # (with capture=, one gradient or None per input)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
             raise RuntimeError(_unused(i, inputs[i], outputs))

@@ -28,6 +28,8 @@ Example:
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from torchlight.engine import Context, Function  # noqa: F401  (the base classes, as before)
 from torchlight.nn import ops as _nn_ops
@@ -49,13 +51,18 @@ from torchlight.ops.indexing import one_hot  # noqa: F401
 from torchlight.ops.linear_algebra import matmul  # noqa: F401
 from torchlight.ops.shapes import sum_to  # noqa: F401
 
+if TYPE_CHECKING:  # (for the type checker only: it cannot see the names `globals().update` binds below)
+
+    def __getattr__(name: str) -> type[Function]: ...
+
+
 #: the modules that define built-in Functions: each Function is gathered from where it is defined,
 #: so a new op needs no line here (and this module cannot fall behind the op library)
 MODULES = (arithmetic, linear_algebra, elementwise, activations, trigonometric, reductions, shapes, indexing, copies,
            scalar_map, _nn_ops)
 
 
-def _defined_in(module: object) -> dict[str, type]:
+def _defined_in(module: ModuleType) -> dict[str, type]:
     """The Function subclasses `module` defines (not the ones it imports)."""
     return {name: obj for name, obj in vars(module).items()
             if inspect.isclass(obj) and issubclass(obj, Function) and obj.__module__ == module.__name__}

@@ -90,7 +90,9 @@ class DaskBackend(ArrayAPIBackend):
         """
         xp = self.xp
         parts = indexing.expand(key, array.ndim)
-        lazy = [i for i, k in enumerate(parts or ()) if isinstance(k, self._module.Array) and k.dtype != xp.bool]
+        if parts is None:
+            return None
+        lazy = [i for i, k in enumerate(parts) if isinstance(k, self._module.Array) and k.dtype != xp.bool]
         if len(lazy) != 1 or math.prod(parts[lazy[0]].shape) != 1:
             return None
         position = lazy[0]
