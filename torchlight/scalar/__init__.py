@@ -24,21 +24,24 @@ Example:
     >>> loss.data, x.grad, y.grad
     (11.0, 7.0, 2.0)
 
-The package's modules, one job each: `forms` (the functions' number, derivative and array forms),
-`functions` (`ScalarFunction` and the functions themselves), `node` (`Value` and the leaves'
-constructors), `gradients` (`backward`, `zero_grad`). `functions` is imported first: `node`
-builds on it, and it finishes by importing `node` back (a scalar function called on Values
-makes Value nodes).
+The package's modules: `forms` (the functions' number, derivative and array forms) and `value`
+(the functions, `Value` and the leaves' constructors, `backward` and `zero_grad`, which need
+one another).
 """
 
 from __future__ import annotations
 
-from torchlight.scalar.functions import (
+from torchlight.scalar.value import (
     ScalarFunction,
+    Value,
     add,
+    backward,
+    constant,
+    data,
     div,
     eq,
     exp,
+    grad,
     inv,
     ln,
     log,
@@ -57,21 +60,12 @@ from torchlight.scalar.functions import (
     step,
     sub,
     tanh,
-    zero,
-)
-from torchlight.scalar.functions import _scalar_function as _scalar_function  # (old pickles name it here)
-from torchlight.scalar.gradients import (
-    backward,
-    zero_grad,
-)
-from torchlight.scalar.node import (
-    Value,
-    constant,
-    data,
-    grad,
     value,
     variable,
+    zero,
+    zero_grad,
 )
+from torchlight.scalar.value import _scalar_function as _scalar_function  # (old pickles name it here)
 
 __all__ = [
     "ScalarFunction",
