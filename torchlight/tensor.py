@@ -29,6 +29,7 @@ from torchlight import grad_mode
 from torchlight.backends import Backend
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine import WRITES, History, Variable, run_backward
+from torchlight.engine.observe import observation_point
 from torchlight.ops.activations import ActivationsMethods
 from torchlight.ops.arithmetic import ArithmeticMethods
 from torchlight.ops.common import _int_side
@@ -495,3 +496,18 @@ def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Ten
     return t
 
 
+def is_number_constant(t: Tensor) -> bool:
+    """Whether `t` is one of the cached constants a Python number in an op is lifted to (made from
+    the number alone, so a recording may keep it)."""
+    return any(c is t for c in _NUMBERS.values())
+
+
+# What a recorder (`tl.compile`) must see of a call: tensors made by no recorded op, in-place
+# writes and backwards (a replay would not redo them), conversions to Python (it would reuse them)
+observation_point(Tensor, "_wrap", "tensor", "made a tensor")
+observation_point(Tensor, "__init__", "tensor", "made a tensor")
+observation_point(Tensor, "_replace_data", "refused", "replaced a tensor's values in place (an optimizer step, "
+                  "w -= ..., zero_grad_, a running statistic)")
+observation_point(Tensor, "backward", "refused", "ran a backward (loss.backward() belongs after the call)")
+for _name in ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__", "__format__"):
+    observation_point(Tensor, _name, "conversion", "converted a tensor to a Python value")

@@ -905,11 +905,14 @@ def test_tl_compile_is_the_function_over_the_package_of_the_same_name():
     assert tl.compile(lambda x: (x * x).sum())(tl.tensor([3.0])).item() == 9.0
 
 
-def test_recording_puts_back_every_name_it_patches():
-    """Every name `watching` replaces is the class's own again after a recording, and after one that raised."""
-    from torchlight.compile.record import PATCHED
+def test_recording_puts_back_every_observation_point():
+    """Every method the engine's observation points swap while a call is recorded is the class's own
+    again after a recording, and after one that raised."""
+    from torchlight.engine.observe import observation_points
 
-    before = {(cls, name): cls.__dict__[name] for cls, name in PATCHED}
+    points = observation_points()
+    assert {name for _, name in points} >= {"_wrap", "__init__", "_replace_data", "backward", "item", "__call__"}
+    before = {(cls, name): cls.__dict__[name] for cls, name in points}
     tl.compile(lambda x: (x * 2.0).sum())(tl.tensor([1.0, 2.0], requires_grad=True))
     with pytest.raises(tl.CompileError):
         tl.compile(lambda x: x / x.sum().item())(tl.tensor([1.0, 2.0]))

@@ -30,6 +30,7 @@ __all__ = [
     "backend_class",
     "get",
     "get_default_backend",
+    "instances",
     "of",
     "register",
     "set_default_backend",
@@ -146,3 +147,8 @@ def manual_seed(seed: int) -> None:
     _seed[:] = [seed]
     for instance in _instances.values():
         instance.seed(seed)
+
+
+def instances() -> list[Backend]:
+    """The backends made so far in this process (a recorder puts back each one's random state)."""
+    return list(_instances.values())

@@ -2,8 +2,8 @@
 
 The package is the pipeline of one compiled call, a module per stage:
 `api` (`compile`, the programs kept per signature) calls `record` (one
-call of `fn` and its backward, recorded; the one place that patches the
-engine's classes) and `build` (the recording turned into step lists, its
+call of `fn` and its backward, recorded, observing what leaves no trace in
+the graph through the engine's observation points) and `build` (the recording turned into step lists, its
 rewrites and buffer reuse), whose result is a `program.Program` (its
 replay); `steps` holds the records those lists are made of, and
 `blocking` the replay of elementwise lists a block of elements at a time.

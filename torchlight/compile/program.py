@@ -25,7 +25,7 @@ from torchlight.tensor import Tensor
 
 __all__ = ["LOCK", "Program", "Replay", "opaque_backward", "opaque_forward", "outside_signature", "run_steps"]
 
-LOCK = threading.RLock()  # recording patches the Tensor class; replays share their registers
+LOCK = threading.RLock()  # recording observes the Tensor class (one at a time); replays share their registers
 
 CREATE_GRAPH = (
     "backward(create_graph=True) through a compiled function: its backward is replayed on arrays and "

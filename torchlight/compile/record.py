@@ -8,34 +8,30 @@ from outside `fn`, and which nodes must run as in eager mode (opaque).
 
 Recording has to see what `fn` does that leaves no trace in the graph (a
 tensor made by no recorded op, a conversion to a Python value, an in-place
-write, a backward, the Modules it calls). The engine declares no hook for
-that yet, so `watching` patches methods of Tensor, Module and History while
-`fn` runs: that context manager is the one place that does, and `PATCHED`
-lists every name it patches and why. The three private names of the engine
-that recording reads are imported at the top, each marked `private`.
+write, a backward, the Modules it calls): `Watch` is the engine's `Observer`
+of those (`torchlight.engine.observe`), whose observation points Tensor,
+History and Module declare where those methods are defined.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import numbers
-import threading
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, final
 
 import numpy as np
 
-from torchlight import backends as _backends  # private: _backends._instances, every backend made
-from torchlight import grad_mode
+from torchlight import backends, grad_mode
 from torchlight.compile.program import LOCK, Replay
 from torchlight.engine import History
-from torchlight.engine.graph import _feeding, topological_sort  # private: the engine's walk of a backward
+from torchlight.engine.graph import feeding_nodes, topological_sort
+from torchlight.engine.observe import Observer, observing
 from torchlight.nn.module import Module
-from torchlight.tensor import _NUMBERS, Tensor  # private: _NUMBERS, the constants Python numbers in ops become
+from torchlight.tensor import Tensor, is_number_constant
 
-__all__ = ["PATCHED", "CompileError", "OpaqueBackward", "Recording", "record", "watching"]
+__all__ = ["CompileError", "OpaqueBackward", "Recording", "Watch", "record"]
 
 
 class CompileError(RuntimeError):
@@ -44,35 +40,17 @@ class CompileError(RuntimeError):
     __module__ = "torchlight"  # its public name, tl.CompileError (as tracebacks show it)
 
 
-_CONVERSIONS = ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__",
-                "__format__")
-
-#: Every (class, name) that `watching` replaces while `fn` runs, and why.
-PATCHED: dict[tuple[type, str], str] = {
-    (Tensor, "_wrap"): "a Tensor made while fn runs (the engine's constructor of results): a replay remakes "
-                       "only those recorded ops make",
-    (Tensor, "__init__"): "the same for a Tensor made directly (a factory, tl.tensor)",
-    (History, "__init__"): "the graph nodes made while fn runs: one made before has a graph a replay would "
-                           "compute again",
-    (Module, "__call__"): "the Modules fn calls: a program is for their training modes",
-    (Tensor, "_replace_data"): "an in-place write (an optimizer step): done once, a replay would not redo it",
-    (Tensor, "backward"): "a backward inside fn: the same",
-    **{(Tensor, name): "a traced tensor converted to a Python value: a replay would reuse the first call's"
-       for name in _CONVERSIONS},
-}
-
-
-class Watch:
-    """What recording sees while `fn` runs (through `watching`): every Tensor made (a replay cannot
-    remake one made outside the recorded ops) and every conversion to Python."""
+class Watch(Observer):
+    """What recording sees while `fn` runs (through the engine's observation points): every Tensor
+    and graph node made (a replay cannot remake one made outside the recorded ops), the Modules
+    called, what a replay would not redo, and every conversion of a traced tensor to Python."""
 
     def __init__(self) -> None:
         self.born: dict[int, Any] = {}  # id -> weak reference (a WeakSet would compare Tensors with ==)
         self.traced: set[int] = set()   # ids of the recording's own argument tensors
-        self.thread = threading.get_ident()  # the recording thread: other threads' tensors are not watched
         self.modules: dict[Module, None] = {}  # the Modules called: a program is for their training modes
         self.histories: dict[int, Any] = {}  # the Histories made while fn runs (id -> weak reference)
-        self.refused: str | None = None  # what fn did that no replay does (a write, a backward), if it did
+        self.refusal: str | None = None  # what fn did that no replay does (a write, a backward), if it did
 
     def is_born(self, t: Tensor) -> bool:
         ref = self.born.get(id(t))
@@ -82,75 +60,26 @@ class Watch:
         ref = self.histories.get(id(h))
         return ref is not None and ref() is h
 
+    def tensor_made(self, t: Any) -> None:
+        self.born[id(t)] = weakref.ref(t)
 
-@contextlib.contextmanager
-def watching(watch: Watch) -> Iterator[None]:
-    """Each name of `PATCHED` replaced by one that tells `watch` (on the recording thread), and restored after."""
-    originals = {(cls, name): cls.__dict__[name] for cls, name in PATCHED}
-    wrap, init = originals[Tensor, "_wrap"].__func__, originals[Tensor, "__init__"]
-    call, history_init = originals[Module, "__call__"], originals[History, "__init__"]
-    born, thread = watch.born, watch.thread
+    def node_made(self, node: Any) -> None:
+        self.histories[id(node)] = weakref.ref(node)
 
-    def watched_wrap(cls: type, out: Any, backend: Any) -> Tensor:
-        t = wrap(cls, out, backend)
-        if threading.get_ident() == thread:
-            born[id(t)] = weakref.ref(t)
-        return t
+    def module_called(self, module: Any) -> None:
+        self.modules[module] = None
 
-    def watched_init(t: Tensor, *args: Any, **kwargs: Any) -> None:
-        init(t, *args, **kwargs)
-        if threading.get_ident() == thread:
-            born[id(t)] = weakref.ref(t)
+    def refused(self, what: str) -> None:
+        if self.refusal is None:  # what fn did first is the cause
+            self.refusal = what
 
-    def watched_history(h: History, *args: Any, **kwargs: Any) -> None:
-        history_init(h, *args, **kwargs)
-        if threading.get_ident() == thread:
-            watch.histories[id(h)] = weakref.ref(h)
-
-    def watched_call(module: Module, *args: Any, **kwargs: Any) -> Any:
-        if threading.get_ident() == thread:
-            watch.modules[module] = None
-        return call(module, *args, **kwargs)
-
-    def refused(what: str, original: Any) -> Any:
-        def call_refused(t: Tensor, *args: Any, **kwargs: Any) -> Any:
-            if threading.get_ident() == thread and watch.refused is None:
-                watch.refused = what
-            return original(t, *args, **kwargs)
-        return call_refused
-
-    def refusing(name: str, original: Any) -> Any:
-        @functools.wraps(original)
-        def conversion(t: Tensor, *args: Any, **kwargs: Any) -> Any:
-            if threading.get_ident() == thread and (
-                    id(t) in watch.traced or (watch.is_born(t) and not _is_number_constant(t))):
-                raise CompileError(
-                    f"compile: fn converts a traced tensor to a Python value (Tensor.{name}): a replay "
-                    f"would reuse the value of the first call. Keep that computation in tensor ops, or "
-                    f"call the function without compile"
-                )
-            return original(t, *args, **kwargs)
-        return conversion
-
-    patches: dict[tuple[type, str], Any] = {
-        (Tensor, "_wrap"): classmethod(watched_wrap),
-        (Tensor, "__init__"): watched_init,
-        (History, "__init__"): watched_history,
-        (Module, "__call__"): watched_call,
-        (Tensor, "_replace_data"): refused("replaced a tensor's values in place (an optimizer step, w -= ..., "
-                                           "zero_grad_, a running statistic)", originals[Tensor, "_replace_data"]),
-        (Tensor, "backward"): refused("ran a backward (loss.backward() belongs after the call)",
-                                      originals[Tensor, "backward"]),
-        **{(Tensor, name): refusing(name, originals[Tensor, name]) for name in _CONVERSIONS},
-    }
-    assert patches.keys() == PATCHED.keys()
-    for (cls, name), value in patches.items():
-        setattr(cls, name, value)
-    try:
-        yield
-    finally:
-        for (cls, name), value in originals.items():
-            setattr(cls, name, value)
+    def conversion(self, t: Any, name: str) -> None:
+        if id(t) in self.traced or (self.is_born(t) and not is_number_constant(t)):
+            raise CompileError(
+                f"compile: fn converts a traced tensor to a Python value (Tensor.{name}): a replay "
+                f"would reuse the value of the first call. Keep that computation in tensor ops, or "
+                f"call the function without compile"
+            )
 
 
 @final  # never subclassed: `type(entry) is OpaqueBackward` tells it from a History
@@ -159,11 +88,6 @@ class OpaqueBackward(NamedTuple):
 
     node: History  # the forward node, replayed with a Context of its own on each call
     grad: Tensor  # the gradient of its result that it is given
-
-
-def _is_number_constant(t: Tensor) -> bool:
-    """One of the cached constants a Python number in an op is lifted to (made from the number alone)."""
-    return any(c is t for c in _NUMBERS.values())
 
 
 def _holds_array(value: Any) -> bool:
@@ -188,13 +112,13 @@ def record(fn: Callable[..., Tensor], args: tuple) -> Recording:
 
 @contextlib.contextmanager
 def _random_streams_kept(args: tuple) -> Iterator[None]:
-    backends = list(_backends._instances.values())  # (private)
-    states = [b.random_state() for b in backends]
+    made = backends.instances()
+    states = [b.random_state() for b in made]
     generators = [(a, a.bit_generator.state) for a in args if isinstance(a, np.random.Generator)]
     try:
         yield
     finally:
-        for backend, state in zip(backends, states):
+        for backend, state in zip(made, states):
             backend.set_random_state(state)
         for generator, state in generators:
             generator.bit_generator.state = state
@@ -238,15 +162,15 @@ class Recording:
                 traced_args.append(t)
             else:
                 traced_args.append(a)
-        with watching(watch), grad_mode.enable_grad():
+        with observing(watch), grad_mode.enable_grad():
             try:
                 out = fn(*traced_args)
             except Exception:
-                if watch.refused is not None:  # what fn did first is the cause, not what failed after it
-                    raise CompileError(f"compile: fn {watch.refused}: a replay would not do it again") from None
+                if watch.refusal is not None:  # what fn did first is the cause, not what failed after it
+                    raise CompileError(f"compile: fn {watch.refusal}: a replay would not do it again") from None
                 raise
-            if watch.refused is not None:
-                raise CompileError(f"compile: fn {watch.refused}: a replay would not do it again")
+            if watch.refusal is not None:
+                raise CompileError(f"compile: fn {watch.refusal}: a replay would not do it again")
             if not isinstance(out, Tensor):
                 raise CompileError(f"compile: fn must return one Tensor, not {type(out).__name__}")
             if out.history is None and out not in self.known and not watch.is_born(out):
@@ -299,12 +223,12 @@ class Recording:
 
     def _outside(self, t: Tensor, phase: str) -> bool:
         """A leaf from outside `fn`: read afresh each call. One made while `fn` ran is refused."""
-        if self.watch.is_born(t) and not _is_number_constant(t):
+        if self.watch.is_born(t) and not is_number_constant(t):
             return _refuse(phase, "a tensor made while it ran that no recorded op made: a comparison, argmax, "
                                   "astype to an integer, detach(), an op under no_grad, a factory such as tl.ones, "
                                   "a tensor made from a traced value, or an op on constants only. Make such a "
                                   "tensor before the call and pass it as an argument, or call fn without compile")
-        if t not in self.outside and not _is_number_constant(t):
+        if t not in self.outside and not is_number_constant(t):
             self.outside[t] = None
             if t.requires_grad and phase == "forward":
                 self.params.append(t)
@@ -318,7 +242,7 @@ class Recording:
         root = out.graph_node
         captured = set(targets)
         order = topological_sort([root])
-        feeding = _feeding(order, captured)
+        feeding = feeding_nodes(order, captured)
         grads: dict[Any, Tensor] = {root: seed}
         while order:
             node = order.pop()

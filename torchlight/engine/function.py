@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
+from torchlight.engine.observe import observation_point
 from torchlight.engine.variable import Variable
 
 _state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
@@ -410,3 +411,6 @@ def _shared_context(needs: tuple[bool, ...]) -> Context:
     ctx = Context(True)
     ctx.needs_input_grad = needs
     return _SHARED.setdefault(needs, ctx)
+
+
+observation_point(History, "__init__", "node", "made a graph node")

@@ -127,7 +127,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         add = getattr(roots[0], "add_gradients", add)
         add_into = getattr(roots[0], "add_gradient_into", None)
     owned: set[Any] = set()  # the sums the engine made (only it holds them): updated in place
-    feeding = None if captured is None else _feeding(order, captured)
+    feeding = None if captured is None else feeding_nodes(order, captured)
     results: dict[Any, Any] = {}
     # two parallel lists, not a list of pairs: no object per node (see topological_sort)
     commit_nodes: list[Any] = []
@@ -188,7 +188,7 @@ def _commit(nodes: list[Any], grads: list[Any], seed_ids: set[int]) -> None:
         handed.add(id(data))
 
 
-def _feeding(order: list[Any], captured: set[Any]) -> set[Any]:
+def feeding_nodes(order: list[Any], captured: set[Any]) -> set[Any]:
     """The nodes with a captured node among their ancestors.
 
     With `capture`, only these pass gradients on: the rest of the graph is

@@ -27,6 +27,7 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.creation import tensor
+from torchlight.engine.observe import observation_point
 from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
 
@@ -339,3 +340,7 @@ class Module:
         if len(extra_lines) <= 1 and not child_lines:
             return head + extra + ")"
         return head + "\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"
+
+
+# a compiled program is for the training modes of the Modules it calls (`tl.compile` sees them here)
+observation_point(Module, "__call__", "module", "called a module")
