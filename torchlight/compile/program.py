@@ -11,7 +11,6 @@ node of the caller's graph.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -166,9 +165,7 @@ def opaque_forward(p: Program, fn: type[Function], needs: tuple[bool, ...]) -> C
         data = out.data if type(out) is Tensor else out
         node = History(fn, ctx, ins, (), data.shape, data.dtype, p.backend)
         if fn.saves_output:
-            ctx._output_data = data
-            ctx._history_ref = weakref.ref(node)
-            ctx._maker = Tensor
+            ctx.keep_output(data, node, Tensor)
         p.opaque.append(node)
         return data
 

@@ -125,6 +125,14 @@ class Context:
         out.history = history
         return out
 
+    def keep_output(self, data: Any, history: History, maker: type[Variable]) -> None:
+        """Keep the forward's result for `output`: its array, its History (weakly: no reference
+        cycle) and the class that wraps it. `Function.apply` does this (inlined) for a Function that
+        says `saves_output`; a compiled program's opaque nodes call it."""
+        self._output_data = data
+        self._history_ref = weakref.ref(history)
+        self._maker = maker
+
     def release(self) -> None:
         """Drop the saved values (after a backward without retain_graph); a no_grad context has none."""
         if self.no_grad:
@@ -385,7 +393,7 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
     except AttributeError:
         raise TypeError(_not_an_array(cls, "forward", data)) from None
     if cls.saves_output:
-        ctx._output_data = data
+        ctx._output_data = data  # (Context.keep_output, inlined: this runs once per exp, tanh, ...)
         ctx._history_ref = weakref.ref(history)
         ctx._maker = type(result)
     return result
