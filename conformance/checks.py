@@ -200,8 +200,8 @@ def _check_meta(what: str, t: Any, like: Any, dtype: Any = None) -> None:
     """`t` has `like`'s shape (unless None), dtype, backend and device."""
     if t.backend is not like.backend:
         raise CheckFailure(f"{what}: backend {t.backend.name!r}, expected {like.backend.name!r}")
-    if t.device != like.device:
-        raise CheckFailure(f"{what}: device {t.device}, expected {like.device}")
+    if t._device != like._device:
+        raise CheckFailure(f"{what}: device {t._device}, expected {like._device}")
     want = like.dtype if dtype is None else dtype
     if t.dtype != want:
         raise CheckFailure(f"{what}: dtype {t.dtype}, expected {want}")
@@ -258,7 +258,7 @@ def _evaluate(op: OpInfo, case: Case, target: Target, dtype: str, weights: np.nd
     rng = np.random.default_rng(case_seed(op, case) + 7)
     if weights is None:
         weights = np.ones(out.shape) if case.grad_reference is not None else rng.standard_normal(out.shape)
-    upstream = tl.tensor(out.backend.asarray(np.asarray(weights, dtype=np.dtype(dtype)), device=out.device))
+    upstream = tl.tensor(out.backend.asarray(np.asarray(weights, dtype=np.dtype(dtype)), device=out._device))
     sent = _host(upstream)
     out.backward(upstream)
     if not np.array_equal(_host(upstream), sent):
@@ -308,7 +308,7 @@ def _directional_error(op: OpInfo, case: Case, leaves: list[Any], grads: list, w
     eps = eps or (1e-6 if dtype == "float64" else 1e-3)
 
     def value(t: float) -> float:
-        moved = [tl.tensor(x.backend.asarray(np.asarray(_host(x) + t * d, dtype=np.dtype(dtype)), device=x.device))
+        moved = [tl.tensor(x.backend.asarray(np.asarray(_host(x) + t * d, dtype=np.dtype(dtype)), device=x._device))
                  if d is not None else x.detach() for x, d in zip(leaves, direction)]
         with tl.no_grad():
             return float(np.sum(_host(op.call(*moved, **case.kwargs)) * weights))

@@ -83,9 +83,9 @@ def other_backend(name: str) -> str:
 def other_device(t: tl.Tensor) -> Any:
     """A second device of `t`'s backend (its own device where it has only one)."""
     if not t.backend.multi_device:
-        return t.device
+        return t._device
     devices = t.backend.xp.__array_namespace_info__().devices()
-    return next(d for d in devices if d != t.device)
+    return next(d for d in devices if d != t._device)
 
 
 @dataclass(frozen=True, repr=False)

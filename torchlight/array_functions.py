@@ -51,7 +51,7 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return other._lift(input).where(condition, other)
     cond = condition if isinstance(condition, Tensor) else tensor(condition)
-    backend, device = cond.backend, cond.device
+    backend, device = cond.backend, cond._device
     floats = isinstance(input, float) or isinstance(other, float)
     dtype = backend.default_float(device) if floats else None
     a, b = (Tensor._wrap(backend.asarray(v, dtype=dtype if isinstance(v, (int, float)) else None, device=device),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from torchlight import backends
+from torchlight.backends.devices import Device
 from torchlight.backends.transfer import move
 from torchlight.tensor import LEAVES_GRAPH, Tensor
 
@@ -38,8 +39,10 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     list holding tensors takes its backend and device from the first of
     them, unless told otherwise (see `_stacked`). A tensor that requires
     grad is refused, since the result would silently carry no gradient:
-    pass `x.detach()` for its values.
+    pass `x.detach()` for its values. A `device=x.device` (a `Device`) names
+    its backend too.
     """
+    backend = _backend_of_device(backend, device)
     if isinstance(data, Tensor):
         if data.requires_grad:  # as tl.tensor([x]) (see _stacked); PyTorch copies and warns
             raise RuntimeError(LEAVES_GRAPH.format(what="tl.tensor(x)"))
@@ -49,7 +52,7 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
         if first is not None:
             target = backends.get(backend) if backend is not None else first.backend
             if device is None and target is first.backend:
-                device = first.device
+                device = first._device
             data = _stacked(data, target, target.resolve_device(device), dtype)
             backend = target
     if _is_array(data):
@@ -64,6 +67,11 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     target = backends.get(backend)
     array = target.asarray(data, dtype=dtype, device=device)
     return Tensor(array, target, requires_grad=requires_grad)
+
+
+def _backend_of_device(backend: Any, device: Any) -> Any:
+    """`backend`, or the backend a `Device` names when no backend is given."""
+    return device.backend if backend is None and isinstance(device, Device) else backend
 
 
 _PLAIN = frozenset((float, int, bool, complex))
@@ -124,7 +132,7 @@ def _shape(shape: Any) -> tuple[int, ...]:
 
 def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: Any,
           requires_grad: bool) -> Tensor:
-    be = backends.get(backend)
+    be = backends.get(_backend_of_device(backend, device))
     device = be.resolve_device(device)
     xp = be.xp
     if isinstance(value, np.generic):  # a NumPy scalar fills as the Python number it holds (the standard's fill_value)
@@ -191,7 +199,7 @@ def arange(start: float, stop: float | None = None, step: float = 1, *, backend:
            device: Any = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Evenly spaced values in [start, stop); a float argument gives the
     backend's default float (float64 where the device has it, on torch too)."""
-    be = backends.get(backend)
+    be = backends.get(_backend_of_device(backend, device))
     # NumPy scalars count as the Python numbers they hold (np.float32(0.25) is a float step)
     start, stop, step = _plain(start), _plain(stop), _plain(step)
     kwargs: dict[str, Any] = {}

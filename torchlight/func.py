@@ -431,7 +431,7 @@ def _output(name: str, value: Any, like: Tensor) -> Tensor:
         return tensor(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         xp = like.backend.xp
-        return Tensor._wrap(xp.asarray(float(value), dtype=like.dtype, device=like.device), like.backend)
+        return Tensor._wrap(xp.asarray(float(value), dtype=like.dtype, device=like._device), like.backend)
     raise TypeError(f"{name}: f returned a {type(value).__name__}; it must return Tensors "
                     "(or a tuple of them)")
 
@@ -472,7 +472,7 @@ def _zeros(like: Tensor) -> Tensor:
 def _like(name: str, what: str, i: int, value: Any, like: Tensor) -> Tensor:
     """A tangent or cotangent as a Tensor of `like`'s backend, device, dtype and shape."""
     if not isinstance(value, Tensor):
-        value = Tensor._wrap(like.backend.asarray(value, dtype=like.dtype, device=like.device), like.backend)
+        value = Tensor._wrap(like.backend.asarray(value, dtype=like.dtype, device=like._device), like.backend)
     elif value.dtype != like.dtype:
         value = value.astype(like.dtype)
     if value.shape != like.shape:
@@ -551,12 +551,12 @@ def _columns(g: Tensor, u: Tensor, x: Tensor, create_graph: bool) -> list[Tensor
 def _onehot(like: Tensor, k: int) -> Tensor:
     """The k-th basis vector (flat index) in `like`'s shape, backend, device and dtype."""
     xp = like.backend.xp
-    positions = xp.reshape(xp.arange(like.size, device=like.device), like.shape)
+    positions = xp.reshape(xp.arange(like.size, device=like._device), like.shape)
     return Tensor._wrap(xp.astype(positions == k, like.dtype), like.backend)
 
 
 def _zeros_of(like: Tensor, shape: tuple[int, ...]) -> Tensor:
-    return Tensor._wrap(like.backend.xp.zeros(shape, dtype=like.dtype, device=like.device), like.backend)
+    return Tensor._wrap(like.backend.xp.zeros(shape, dtype=like.dtype, device=like._device), like.backend)
 
 
 def _stack(parts: list[Tensor]) -> Tensor:

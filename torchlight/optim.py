@@ -175,7 +175,7 @@ def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
         raise ValueError(f"{optimizer}.load_state_dict: {where} has shape {tuple(value.shape)}, "
                          f"its parameter {param.shape}")
     data = value.data if isinstance(value, Tensor) else value
-    moved = tensor(data, backend=param.backend, device=param.device, dtype=param.dtype).data
+    moved = tensor(data, backend=param.backend, device=param._device, dtype=param.dtype).data
     return param.backend.copy(moved) if moved is data else moved
 
 

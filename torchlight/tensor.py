@@ -28,6 +28,7 @@ import numpy as np
 from torchlight import grad_mode
 from torchlight.backends import Backend
 from torchlight.backends.checks import check_same_backend
+from torchlight.backends.devices import Device
 from torchlight.engine import WRITES, History, Variable, run_backward
 from torchlight.engine.observe import observation_point
 from torchlight.ops.activations import ActivationsMethods
@@ -137,7 +138,14 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         return self.data.dtype
 
     @property
-    def device(self) -> Any:
+    def device(self) -> Device:
+        """Where the tensor lives: its backend and the library's device (a `Device`; pass it as
+        `device=` to `tl.tensor`, the factories or `torchlight.array_api`)."""
+        return self.backend.device_object(self.backend.device_of(self.data))
+
+    @property
+    def _device(self) -> Any:
+        """The library's own device object (what the backend's functions take as `device=`)."""
         return self.backend.device_of(self.data)
 
     @property
@@ -162,7 +170,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
             self._grad = None
             return
         if not isinstance(value, Tensor):
-            value = Tensor(self.backend.asarray(value, dtype=self.dtype, device=self.device), self.backend)
+            value = Tensor(self.backend.asarray(value, dtype=self.dtype, device=self._device), self.backend)
         if value.shape != self.shape:
             raise ValueError(f"grad: a gradient of shape {value.shape} for a tensor of shape {self.shape}")
         check_same_backend("grad", self, value)
@@ -251,7 +259,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         if isinstance(deriv, (int, float)):
             return self._full(self.shape, deriv)
         if not isinstance(deriv, Tensor):
-            deriv = Tensor._wrap(self.backend.asarray(deriv, dtype=self.dtype, device=self.device), self.backend)
+            deriv = Tensor._wrap(self.backend.asarray(deriv, dtype=self.dtype, device=self._device), self.backend)
         if deriv.shape != self.shape:
             raise ValueError(
                 f"backward: the gradient has shape {deriv.shape} but the tensor has shape {self.shape}"
@@ -345,7 +353,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         """
         if not self.backend.is_host(self.data):
             raise TypeError(
-                f"implicit conversion of a {self.backend.name!r} tensor on {self.device} to NumPy: "
+                f"implicit conversion of a {self.backend.name!r} tensor on {self._device} to NumPy: "
                 "call .numpy() to copy it to the host explicitly"
             )
         if self.requires_grad:
@@ -469,7 +477,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
                 return tensor
         if isinstance(other, Tensor):
             return other
-        device = self.device if backend.multi_device else None
+        device = self._device if backend.multi_device else None
         if isinstance(other, (bool, int, float)):
             dtype = self.data.dtype
             if isinstance(other, float) and not backend.is_floating(dtype):
@@ -484,7 +492,7 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
 
     def _full(self, shape: Sequence[int], value: float) -> Tensor:
         return Tensor._wrap(
-            self.backend.xp.full(tuple(shape), value, dtype=self.dtype, device=self.device), self.backend
+            self.backend.xp.full(tuple(shape), value, dtype=self.dtype, device=self._device), self.backend
         )
 
 

@@ -25,7 +25,7 @@ def as_key(x: Any, key: Any) -> Any:
     if isinstance(key, tuple):
         return tuple(as_key(x, k) for k in key)
     if isinstance(key, np.ndarray):
-        return x.backend.asarray(key, device=x.device)
+        return x.backend.asarray(key, device=x._device)
     return key
 
 
@@ -62,7 +62,7 @@ INDEX_CASES = (
 
 
 def where_call(a: Any, b: Any, cond: np.ndarray) -> Any:
-    return F.Where.apply(tl.tensor(a.backend.asarray(cond, device=a.device)), a, b)
+    return F.Where.apply(tl.tensor(a.backend.asarray(cond, device=a._device)), a, b)
 
 
 COND = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
@@ -74,7 +74,7 @@ COND_ROW = np.array([True, False, False, True])
 def where_free(a: Any, b: Any = None, *, cond: np.ndarray, number: float | None = None,
                as_tensor: bool = False) -> Any:
     """`tl.where(cond, a, b)` with `cond` on `a`'s backend (a Tensor when `as_tensor`, else an array)."""
-    c = a.backend.asarray(cond, device=a.device)
+    c = a.backend.asarray(cond, device=a._device)
     return tl.where(tl.tensor(c) if as_tensor else c, a, number if b is None else b)
 
 
@@ -113,7 +113,7 @@ OPS: list[OpInfo] = [
         Case("two_backends", ((3,), (3,)), kwargs={"cond": COND_ROW[:3]}, raises=tl.BackendError,
              match="where: tensors on two backends", other_backend=1),
     ), method=None, function="Where"),
-    OpInfo("where", lambda a, b=None, *, cond, number=None: a.where(a.backend.asarray(cond, device=a.device),
+    OpInfo("where", lambda a, b=None, *, cond, number=None: a.where(a.backend.asarray(cond, device=a._device),
                                                                     number if b is None else b),
            lambda a, b=None, *, cond, number=None: np.where(cond, a, number if b is None else b), (
                Case("same_shape", ((3, 4), (3, 4)), kwargs={"cond": COND}),

@@ -31,7 +31,7 @@ OPS: list[OpInfo] = []
 
 def _ints(array: np.ndarray, like: Any) -> Any:
     """An integer NumPy array as a Tensor on `like`'s backend and device."""
-    return tl.tensor(np.asarray(array, dtype=np.int64), backend=like.backend, device=like.device)
+    return tl.tensor(np.asarray(array, dtype=np.int64), backend=like.backend, device=like._device)
 
 
 def probability(rng: np.random.Generator, shape: tuple) -> np.ndarray:

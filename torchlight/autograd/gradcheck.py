@@ -103,7 +103,7 @@ def _moved(inputs: Sequence[Any], directions: dict[int, np.ndarray], eps: float)
 def _evaluate(fn: Callable, inputs: Sequence[Any], hosts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """fn on `hosts` (as Tensors of the inputs' backends and devices), without grad: the
     output in float64, and its ulp in its own dtype (the rounding error of each element)."""
-    moved = [tensor(x.backend.asarray(h, device=x.device)) if _is_tensor(x) else h for x, h in zip(inputs, hosts)]
+    moved = [tensor(x.backend.asarray(h, device=x._device)) if _is_tensor(x) else h for x, h in zip(inputs, hosts)]
     with no_grad():
         out = _one_output(fn(*moved))
     host = _host64(out)
@@ -280,7 +280,7 @@ def _one_output(out: Any) -> Any:
 def _like(t: Any, host: np.ndarray) -> Any:
     """A host array as a Tensor of `t`'s backend, device and dtype."""
     dtype = np.dtype(str(t.dtype).split(".")[-1])
-    return tensor(t.backend.asarray(np.asarray(host, dtype=dtype), device=t.device))
+    return tensor(t.backend.asarray(np.asarray(host, dtype=dtype), device=t._device))
 
 
 def _fail(raise_exception: bool, message: str) -> bool:

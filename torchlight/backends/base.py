@@ -25,15 +25,21 @@ from typing import Any
 import numpy as np
 
 from torchlight.backends import indexing
+from torchlight.backends.devices import Device, unwrap
 from torchlight.backends.elementwise import mapper, reducer, zipper
+from torchlight.backends.errors import BackendError, BackendUnavailableError  # noqa: F401  (re-exported)
 
 
-class BackendError(ValueError):
-    """An unknown backend name, or two backends/devices mixed in one op."""
+def _unwrapping(resolve: Any) -> Any:
+    """`resolve` (a Backend's `resolve_device`) first unwrapping a `Device` of that backend."""
+    def resolve_device(self: Backend, device: Any) -> Any:
+        if isinstance(device, Device):
+            device = unwrap(self, device)
+        return resolve(self, device)
 
-
-class BackendUnavailableError(RuntimeError):
-    """A known backend that cannot run here (library missing, no device)."""
+    resolve_device.__doc__ = resolve.__doc__
+    resolve_device._unwraps = True  # type: ignore[attr-defined]
+    return resolve_device
 
 
 class Backend:
@@ -74,6 +80,24 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every library's `resolve_device` also takes a `Device` of this backend (`x.device`)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("resolve_device")
+        if own is not None and not getattr(own, "_unwraps", False):
+            cls.resolve_device = _unwrapping(own)  # type: ignore[method-assign]
+
+    def device_object(self, raw: Any) -> Device:
+        """The `Device` (this backend and the library device `raw`) that `Tensor.device` gives."""
+        cache = self.__dict__.setdefault("_devices", {})
+        try:
+            found = cache.get(raw)
+        except TypeError:  # an unhashable library device
+            return Device(self, raw)
+        if found is None:
+            found = cache[raw] = Device(self, raw)
+        return found
 
     @classmethod
     def recognises(cls, array: Any) -> bool:
@@ -148,8 +172,9 @@ class Backend:
 
     def resolve_device(self, device: Any) -> Any:
         """The library's own device object for `device` (a name like "cpu",
-        "device1", "cuda:0", an index, or already a device); None stays None."""
-        return device
+        "device1", "cuda:0", an index, a `Device` of this backend, or already a
+        device); None stays None."""
+        return unwrap(self, device)
 
     def is_host(self, array: Any) -> bool:
         """Whether `array` lives in host memory (where `__array__` is allowed)."""

@@ -21,7 +21,7 @@ def check_same_backend(op: str, a: Any, b: Any) -> None:
             f"{op}: tensors on two backends, {a.backend.name!r} and {b.backend.name!r}; "
             f"move one with .to(backend={a.backend.name!r}) first"
         )
-    da, db = a.device, b.device
+    da, db = a._device, b._device
     if da != db:
         raise BackendError(
             f"{op}: tensors on two devices, {da} and {db} (backend {a.backend.name!r}); "

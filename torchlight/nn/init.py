@@ -68,7 +68,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 def _draw(tensor: Tensor, kind: str, generator: Any) -> Any:
-    return tensor.backend.random(kind, tensor.shape, tensor.dtype, tensor.device, generator)
+    return tensor.backend.random(kind, tensor.shape, tensor.dtype, tensor._device, generator)
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
@@ -90,7 +90,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
 def constant_(tensor: Tensor, value: float) -> Tensor:
     """Fill with `value`."""
     xp = tensor.backend.xp
-    tensor._replace_data(xp.full(tensor.shape, value, dtype=tensor.dtype, device=tensor.device))
+    tensor._replace_data(xp.full(tensor.shape, value, dtype=tensor.dtype, device=tensor._device))
     return tensor
 
 

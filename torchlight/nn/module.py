@@ -290,7 +290,7 @@ class Module:
             if name in state_dict:
                 target, value = getattr(module, attr), state_dict[name]
                 value = value.data if isinstance(value, Tensor) else value  # (a parameter of another model too)
-                data = tensor(value, backend=target.backend, device=target.device).data
+                data = tensor(value, backend=target.backend, device=target._device).data
                 if data is value:  # not moved: copy, as PyTorch's copy_
                     data = target.backend.copy(data)
                 target._replace_data(data)

@@ -146,7 +146,7 @@ class Dropout(Function):
     @staticmethod
     def forward(ctx: Context, x: Any, p: float, generator: Any) -> Any:
         xp = x.backend.xp
-        noise = x.backend.random("rand", x.shape, None, x.device, generator)  # default float: one stream per seed
+        noise = x.backend.random("rand", x.shape, None, x._device, generator)  # default float: one stream per seed
         mask = xp.astype(noise >= p, x.dtype) / (1.0 - p)
         ctx.save_for_backward(mask)
         return x.data * mask
@@ -239,7 +239,7 @@ class Pad(Function):
         ctx.save_for_backward(a.shape, pads)
         if _writeable(data):  # (a read-only NumPy view takes the concatenation too: correct, a little slower)
             shape = a.shape[:lead] + tuple(n + b + e for n, (b, e) in zip(a.shape[lead:], pads))
-            out = xp.full(shape, value, dtype=data.dtype, device=a.device)
+            out = xp.full(shape, value, dtype=data.dtype, device=a._device)
             out[(...,) + tuple(slice(b, b + n) for (b, _), n in zip(pads, a.shape[lead:]))] = data
             return out
         for k, (before, after) in enumerate(pads):
@@ -297,7 +297,7 @@ class Fold(Function):
         spatial = g.ndim - 2 if window_axis == 0 else g.ndim - 3  # the axis of Ho in g
         out = (g.shape[spatial], g.shape[spatial + 1])
         parts = [g.data[k, ...] if window_axis == 0 else g.data[..., k] for k in range(kernel[0] * kernel[1])]
-        total = xp.zeros(shape, dtype=g.dtype, device=g.device)
+        total = xp.zeros(shape, dtype=g.dtype, device=g._device)
         slices = _window_slices(kernel, stride, out, dilation)
         if _writeable(total):
             for part, (rows, cols) in zip(parts, slices):

@@ -242,7 +242,7 @@ class Pow(Function):
             xp = a.backend.xp
             positive = a.data > 0
             safe_a = Where.apply(_const(a, positive), a, _const(a, xp.ones_like(a.data)))
-            fill = xp.where(a.data < 0, xp.asarray(math.nan, dtype=a.dtype, device=a.device),
+            fill = xp.where(a.data < 0, xp.asarray(math.nan, dtype=a.dtype, device=a._device),
                             xp.zeros_like(a.data))
             gp = g * Where.apply(_const(a, positive), ctx.output * safe_a.log(), _const(a, fill))
         return ga, gp

@@ -84,11 +84,11 @@ def index_key(key: Any, like: Any) -> Any:
     if getattr(key, "_is_tensor", False):
         return like.backend.index_array(key.data)
     if isinstance(key, list) and not key:
-        return like.backend.xp.arange(0, dtype=like.backend.default_int(like.device), device=like.device)
+        return like.backend.xp.arange(0, dtype=like.backend.default_int(like._device), device=like._device)
     if isinstance(key, list) or (hasattr(key, "dtype") and hasattr(key, "shape")):
         if isinstance(key, numbers.Integral):  # a NumPy integer scalar (it has a dtype and a shape)
             return int(key)
-        return like.backend.index_array(like.backend.asarray(key, device=like.device))
+        return like.backend.index_array(like.backend.asarray(key, device=like._device))
     return key
 
 

@@ -34,7 +34,7 @@ class ComparisonsMethods:
             if side:  # a number beyond the dtype compares by value, as NumPy 2 (`uint8_x > -1` is all True)
                 answer = _ABOVE_RANGE[op] if side > 0 else op in ("__gt__", "__ge__", "__ne__")
                 return self._wrap(self.backend.xp.full(self.shape, answer, dtype=self.backend.xp.bool,
-                                                         device=self.device), self.backend)
+                                                         device=self._device), self.backend)
         other = self._lift(other)
         check_same_backend(op, self, other)
         if self.data.shape != other.data.shape:

@@ -50,7 +50,7 @@ class To(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, backend: Any, device: Any) -> Any:
-        ctx.save_for_backward(a.backend, a.device)
+        ctx.save_for_backward(a.backend, a._device)
         return type(a)._wrap(move(a.data, a.backend, backend, device), backend)
 
     @staticmethod
@@ -73,7 +73,7 @@ class CopiesMethods:
         except between CPU libraries, where DLPack shares the memory."""
         target = self.backend if backend is None else get(backend)
         device = target.resolve_device(device)
-        if target is self.backend and (device is None or device == self.device):
+        if target is self.backend and (device is None or device == self._device):
             return self
         return To.apply(self, target, device)
 

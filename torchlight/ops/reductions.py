@@ -59,7 +59,7 @@ def _moments(ctx: Context, a: Any, dims: tuple[int, ...], correction: float) -> 
     ctx.save_for_backward(a, dims, _dof_scale(count, correction))
     if count - correction > 0 and 0 not in a.shape:  # (torch's var warns of an empty result)
         return xp.var(a.data, axis=dims, correction=correction, keepdims=True)
-    return xp.full(_kept_shape(a.shape, dims), math.nan, dtype=a.dtype, device=a.device)
+    return xp.full(_kept_shape(a.shape, dims), math.nan, dtype=a.dtype, device=a._device)
 
 
 def _var_backward(ctx: Context, g: Any) -> Any:
@@ -81,7 +81,7 @@ def _prod_of_others_array(a: Any, dims: tuple[int, ...]) -> Any:
     xp, x = a.backend.xp, a.data
 
     def const(value: float) -> Any:
-        return xp.asarray(value, dtype=x.dtype, device=a.device)
+        return xp.asarray(value, dtype=x.dtype, device=a._device)
 
     zero, inf, nan = x == 0, xp.isinf(x), xp.isnan(x)
     regular = xp.where(xp.logical_or(zero, xp.logical_or(inf, nan)), const(1.0), x)
@@ -106,8 +106,8 @@ def _prod_of_others(a: Any, dims: tuple[int, ...]) -> Any:
     lead, sizes = tuple(a.shape[i] for i in rest), tuple(a.shape[i] for i in dims)
     n = math.prod(sizes)
     rows = Reshape.apply(Permute.apply(a, rest + dims), lead + (1, n))
-    eye = _const(a, xp.eye(n, dtype=a.dtype, device=a.device) != 0)
-    masked = Where.apply(eye, _const(a, xp.ones((), dtype=a.dtype, device=a.device)), rows)
+    eye = _const(a, xp.eye(n, dtype=a.dtype, device=a._device) != 0)
+    masked = Where.apply(eye, _const(a, xp.ones((), dtype=a.dtype, device=a._device)), rows)
     others = Reshape.apply(Prod.apply(masked, (len(lead) + 1,), False), lead + sizes)
     order = rest + dims
     return Permute.apply(others, tuple(sorted(range(a.ndim), key=order.__getitem__)))
@@ -116,7 +116,7 @@ def _prod_of_others(a: Any, dims: tuple[int, ...]) -> Any:
 def _floating(x: Tensor) -> Tensor:
     """`x`, or an integer or boolean `x` cast to the default float: what mean, var and std reduce
     (NumPy's rule; the namespace's `var` refuses integers on array_api_strict and torch)."""
-    return x if x.backend.is_floating(x.dtype) else x.astype(x.backend.default_float(x.device))
+    return x if x.backend.is_floating(x.dtype) else x.astype(x.backend.default_float(x._device))
 
 
 def _check_floating(op: str, x: Tensor) -> None:
@@ -225,7 +225,7 @@ class LogSumExp(Function):
         xp = a.backend.xp
         ctx.save_for_backward(a, dims)
         if any(a.shape[d] == 0 for d in dims):  # no max to shift by; log of an empty sum
-            out = xp.full(_kept_shape(a.shape, dims), -math.inf, dtype=a.dtype, device=a.device)
+            out = xp.full(_kept_shape(a.shape, dims), -math.inf, dtype=a.dtype, device=a._device)
         else:
             top = xp.max(a.data, axis=dims, keepdims=True)
             top = xp.where(xp.isfinite(top), top, xp.zeros_like(top))  # an all -inf slice gives -inf, not NaN
