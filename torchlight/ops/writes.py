@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 LEAF = (
-    "{what}: a leaf tensor that requires grad is being used in an in-place operation (its new values "
+    "{what}: a leaf tensor that requires grad (shape {shape}) is being used in an in-place operation (its new values "
     "would have no gradient); write into it under `with tl.no_grad():` (as an optimizer's step does), "
     "or into a copy made with `.clone()`"
 )
@@ -119,7 +119,7 @@ def write(x: Tensor, what: str, involved: tuple, compute: Callable[[Tensor], Ten
     if state.enabled:
         if x.requires_grad:
             if x.history is None:
-                raise RuntimeError(LEAF.format(what=what))
+                raise RuntimeError(LEAF.format(what=what, shape=x.shape))
             recording = True
         else:
             recording = any(getattr(v, "requires_grad", False) for v in involved)
