@@ -177,7 +177,8 @@ def _value_for(x: Tensor, value: Any, what: str) -> Tensor:
     """`value` as a Tensor of `x`'s backend and dtype (a number lifted, a cast where the dtypes differ;
     a complex value into a real tensor is refused: its imaginary part would be lost)."""
     v = x._lift(value)
-    check_same_backend(what, x, v)
+    if v.backend is not x.backend or x.backend.multi_device:
+        check_same_backend(what, x, v)
     if v.dtype != x.dtype:
         if _kind(v) == 3 and _kind(x) < 3:
             raise TypeError(f"{what}: a complex value ({v.dtype}) for a real tensor ({x.dtype}) would lose its "
@@ -234,6 +235,8 @@ def set_item(old: Tensor, key: Any, v: Tensor) -> Tensor:
             raise ValueError(f"__setitem__: a value of shape {v.shape} cannot be broadcast to the shape "
                              f"{target} of x[{key!r}] (x of shape {old.shape})")
     try:
+        if not (grad_mode._state.enabled and (old.requires_grad or v.requires_grad)):  # (apply's work skipped)
+            return old._wrap(old.backend.set_key(old.data, key, v.data), old.backend)
         return SetItem.apply(old, v, key)
     except IndexError as exc:
         raise IndexError("__setitem__: " + str(exc).removeprefix("Gather: ")) from None
