@@ -47,12 +47,63 @@ def overwritten_after_use(x):
     return c.sum() + b.sum()
 
 
-@pytest.mark.parametrize("fn", [masked_square, shifted_exp_sum, pieces, overwritten_after_use])
+def log_softmax_like(x):
+    tmp = x - x.max()  # scipy.special.log_softmax's steps
+    tmp -= tmp.exp().sum().log()
+    return (tmp * tmp).sum()
+
+
+@pytest.mark.parametrize("fn", [masked_square, shifted_exp_sum, pieces, overwritten_after_use, log_softmax_like])
 def test_in_place_patterns_pass_gradcheck_first_and_second_order(fn, backend, device):
     values = [0.5, -1.5, 2.0] if fn is pieces else [-0.7, 0.3, 1.2, -0.1]
     x = floats(backend, values, requires_grad=True, device=device)
     assert gradcheck(fn, x)
     assert gradgradcheck(fn, x)
+
+
+def logsumexp_with_b(a, b):
+    """scipy.special.logsumexp(a, b=b)'s in-place steps (the written max, `out += a_max`)."""
+    a_max = a.max()
+    a_max[a_max > 1e300] = 0.0
+    out = (b * (a - a_max).exp()).sum().log()
+    out += a_max
+    return out
+
+
+def whiten(obs):
+    """scipy.cluster.vq.whiten: a zero deviation is written to 1 before dividing."""
+    std = obs.std(0)
+    std[std == 0] = 1.0
+    return obs / std
+
+
+def cosine_similarity(x):
+    """scikit-learn's normalisation: zero norms written to 1, then X /= norm in place."""
+    X = x * 1.0
+    norm = (X * X).sum(1).sqrt()
+    norm[norm == 0] = 1.0
+    X /= norm[:, None]
+    return X @ X.T
+
+
+def test_scipy_and_scikit_learn_write_patterns_give_their_values_and_pass_gradcheck(backend, device):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 3))
+    b = rng.uniform(0.5, 1.5, (4, 3))
+    x, w = floats(backend, a, True, device), floats(backend, b, True, device)
+    np.testing.assert_allclose(logsumexp_with_b(x, w).item(), np.log(np.sum(b * np.exp(a))))
+    assert gradcheck(logsumexp_with_b, x, w) and gradgradcheck(logsumexp_with_b, x, w)
+    with_zero = np.c_[a[:, :2], np.full(4, 3.0)]  # a column of zero deviation
+    y = floats(backend, with_zero, True, device)
+    std = with_zero.std(0, ddof=1)  # (the Tensor method is PyTorch's: unbiased)
+    np.testing.assert_allclose(whiten(y).numpy(), with_zero / np.where(std == 0, 1.0, std))
+    assert gradcheck(lambda t: (whiten(t) ** 2).sum(), x)  # (where std is 0 it is no function of the inputs)
+    rows = np.r_[a, np.zeros((1, 3))]  # a zero row
+    z = floats(backend, rows, True, device)
+    norm = np.linalg.norm(rows, axis=1, keepdims=True)
+    unit = rows / np.where(norm == 0, 1.0, norm)
+    np.testing.assert_allclose(cosine_similarity(z).numpy(), unit @ unit.T, atol=1e-12)
+    assert gradcheck(lambda t: (cosine_similarity(t) * cosine_similarity(t)).sum(), floats(backend, a, True, device))
 
 
 def test_masked_square_against_the_hand_derivation(backend):

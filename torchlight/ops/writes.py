@@ -190,7 +190,7 @@ def _value_for(x: Tensor, value: Any, what: str) -> Tensor:
 def _mask_of(x: Tensor, key: Any) -> Any:
     """The boolean array of `key`, when it is one covering `x`'s leading dimensions, else None."""
     if hasattr(key, "shape") and hasattr(key, "dtype") and "bool" in str(key.dtype):
-        if 0 < key.ndim <= x.ndim and tuple(key.shape) == x.shape[:key.ndim]:
+        if key.ndim <= x.ndim and tuple(key.shape) == x.shape[:key.ndim]:  # (0-d: all or nothing)
             return key
     return None
 
