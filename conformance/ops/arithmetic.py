@@ -19,7 +19,7 @@ import numpy as np
 
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import UNARY, binary, binary_errors, off_the_steps, unary
+from conformance.ops.common import UNARY, binary, binary_errors, complex_twins, off_the_steps, unary
 
 
 def pow_zero_base_grads(a: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,3 +96,7 @@ OPS: list[OpInfo] = [
     dividing("__mod__", operator.mod, "Remainder"),
     dividing("__rmod__", operator.mod, "Remainder", right=True),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                          "__rtruediv__", "__neg__", "neg", "__pow__", "__rpow__"})

@@ -21,7 +21,17 @@ import numpy as np
 import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import PAIR_SHAPES, UNARY, back, binary_errors, off_the_steps, pair, unary, uniform
+from conformance.ops.common import (
+    PAIR_SHAPES,
+    UNARY,
+    back,
+    binary_errors,
+    complex_twins,
+    off_the_steps,
+    pair,
+    unary,
+    uniform,
+)
 
 
 def lattice(offset: float) -> Any:
@@ -186,3 +196,6 @@ OPS: list[OpInfo] = [
              domain=(D.distinct, D.fixed([[LO], [-0.83], [-0.08]]), D.fixed([HI, 0.87, 0.37, 1.13]))),
     ), domain=D.distinct, method="clip", function="Clamp"),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"exp", "log", "sqrt", "inv", "abs", "__abs__", "log1p", "expm1", "log2", "log10", "square"})

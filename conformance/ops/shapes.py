@@ -19,6 +19,7 @@ import numpy as np
 
 import torchlight as tl
 from conformance.opinfo import Case, OpInfo
+from conformance.ops.common import complex_twins
 from torchlight.autograd import functions as F
 
 
@@ -265,3 +266,6 @@ OPS: list[OpInfo] = [
         Case("identity", ((3, 4),), kwargs={"shape": (3, 4)}),
     ), function="SumTo"),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"permute", "T", "reshape", "expand", "flip", "roll", "tile", "tl.stack", "tl.cat", "SumTo"})

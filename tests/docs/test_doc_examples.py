@@ -25,7 +25,8 @@ CORE_MODULES = [
     "torchlight.backends.writes",
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
                                                    "activations", "trigonometric", "reductions", "shapes",
-                                                   "indexing", "copies", "comparisons", "scalar_map", "writes")),
+                                                   "indexing", "copies", "comparisons", "scalar_map", "writes",
+                                                   "complex_numbers")),
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
     "torchlight.compile.api", "torchlight.compile.blocking",
 ]
