@@ -11,6 +11,7 @@ Example:
 
 from torchlight import array_functions, autograd, backends, func, nn, optim, scalar
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
+from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -24,6 +25,15 @@ from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
 
+from torchlight import array_api  # noqa: E402,I001  (above the others: Tensor.__array_namespace__ returns it)
+
+# the standard's dtypes, as `tl.float32` (the same objects as `torchlight.array_api.float32`)
+bool = _DTYPES["bool"]  # noqa: A001
+int8, int16, int32, int64 = (_DTYPES[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float32, float64 = _DTYPES["float32"], _DTYPES["float64"]
+complex64, complex128 = _DTYPES["complex64"], _DTYPES["complex128"]
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -32,6 +42,7 @@ __all__ = [
     "CompileError",
     "Tensor",
     "arange",
+    "array_api",
     "autograd",
     "backends",
     "compile",
@@ -58,3 +69,4 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += array_functions.__all__
+__all__ += list(_DTYPES)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import math
 import operator
+import sys
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -368,11 +369,33 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         data = self.data
         return data if hasattr(data, "__dlpack__") else self.backend.xp.asarray(data)
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
+    def __dlpack__(self, /, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
         """Export for `from_dlpack`; refused for a tensor that requires grad (as `__array__`, and PyTorch)."""
         if self.requires_grad:
             raise RuntimeError(LEAVES_GRAPH.format(what="DLPack export"))
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
         return self._exported().__dlpack__(**kwargs)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The array API namespace of Tensors, `torchlight.array_api` (what
+        `array_api_compat.array_namespace(t)` returns); `api_version` None,
+        "2023.12" or "2024.12"."""
+        namespace = sys.modules["torchlight.array_api"]  # (a layer above; torchlight's __init__ imports it)
+        if api_version is not None and api_version not in namespace.SUPPORTED_VERSIONS:
+            raise ValueError(f"__array_namespace__: api_version {api_version!r} is not supported "
+                             f"(torchlight.array_api serves {', '.join(namespace.SUPPORTED_VERSIONS)})")
+        return namespace
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """This tensor on `device` (a `Device`, as another tensor's `.device`, naming its backend;
+        or a device of this tensor's backend), differentiable: the standard's spelling of `.to`."""
+        if stream is not None:
+            raise ValueError("to_device: stream is not supported (pass None)")
+        if isinstance(device, Device):
+            return self.to(backend=device.backend, device=device.raw)
+        return self.to(device=device)
 
     def __dlpack_device__(self) -> Any:
         return self._exported().__dlpack_device__()
@@ -413,6 +436,9 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
 
     def __int__(self) -> int:
         return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __index__(self) -> int:
         """A 0-d integer tensor as a Python int, wherever one is wanted (`items[i]`, `range(n)`, a dim)."""
