@@ -46,6 +46,9 @@ PLACED = {
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
 }
 
+#: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
+NO_FUNCTION_AREAS = {"comparisons", "logical"}
+
 #: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
 EXEMPT: dict[str, str] = {}
 
@@ -54,7 +57,7 @@ def test_every_module_of_conformance_ops_is_an_area():
     found = {m.name for m in pkgutil.iter_modules(conformance.ops.__path__)} - {"common"}
     assert found == set(MODULES), f"in conformance/ops/ but not an area: {sorted(found - set(MODULES))}"
     assert database.AREAS == tuple(f"conformance.ops.{m}" for m in MODULES)
-    assert set(MODULES) == {category_of(name) for name in exported_functions()} | {"comparisons"}
+    assert set(MODULES) == {category_of(name) for name in exported_functions()} | NO_FUNCTION_AREAS
 
 
 def categories(op) -> set[str]:
@@ -68,7 +71,7 @@ def test_every_entry_sits_in_the_category_of_its_function(module):
         if op.name in PLACED:
             ok = PLACED[op.name][0] == module
         elif not op.functions():
-            ok = module == "comparisons" and not op.differentiable
+            ok = module in NO_FUNCTION_AREAS and not op.differentiable
         else:
             ok = module in categories(op)
         if not ok:

@@ -27,6 +27,8 @@ from torchlight.tensor import Tensor
 
 __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp", "maximum", "minimum", "stack",
            "where"]
+__all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan", "logical_and", "logical_not",
+            "logical_or", "logical_xor", "signbit"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -142,3 +144,152 @@ def copysign(input: Any, other: Any) -> Tensor:
     """
     a, b = _pair("copysign", input, other)
     return a.copysign(b)
+
+
+# ------------------------------------------------------------ tests of values (torchlight.ops.logical)
+def _tensor_of(op: str, input: Any) -> Tensor:
+    """`input` as a Tensor (a Tensor itself; an array or Python data wrapped), or a TypeError naming `op`."""
+    if isinstance(input, Tensor):
+        return input
+    try:
+        return tensor(input)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{op}: expects a Tensor, not {type(input).__name__}") from exc
+
+
+def isnan(input: Any) -> Tensor:
+    """True where `input` is NaN: `input.isnan()` (no gradient).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isnan(tl.tensor([1.0, float("nan")])).tolist()
+        [False, True]
+    """
+    return _tensor_of("isnan", input).isnan()
+
+
+def isinf(input: Any) -> Tensor:
+    """True where `input` is infinite: `input.isinf()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isinf(tl.tensor([1.0, float("-inf")])).tolist()
+        [False, True]
+    """
+    return _tensor_of("isinf", input).isinf()
+
+
+def isfinite(input: Any) -> Tensor:
+    """True where `input` is finite: `input.isfinite()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isfinite(tl.tensor([1.0, float("inf")])).tolist()
+        [True, False]
+    """
+    return _tensor_of("isfinite", input).isfinite()
+
+
+def signbit(input: Any) -> Tensor:
+    """True where the sign bit of `input` is set: `input.signbit()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.signbit(tl.tensor([-1.0, 0.0, -0.0])).tolist()
+        [True, False, True]
+    """
+    return _tensor_of("signbit", input).signbit()
+
+
+def logical_and(input: Any, other: Any) -> Tensor:
+    """`input and other` elementwise (nonzero is True): `input.logical_and(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_and(tl.tensor([True, False]), True).tolist()
+        [True, False]
+    """
+    a, b = _pair("logical_and", input, other)
+    return a.logical_and(b)
+
+
+def logical_or(input: Any, other: Any) -> Tensor:
+    """`input or other` elementwise: `input.logical_or(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_or(tl.tensor([True, False]), tl.tensor([False, False])).tolist()
+        [True, False]
+    """
+    a, b = _pair("logical_or", input, other)
+    return a.logical_or(b)
+
+
+def logical_xor(input: Any, other: Any) -> Tensor:
+    """Exactly one of `input` and `other` is true, elementwise: `input.logical_xor(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_xor(tl.tensor([True, True]), tl.tensor([True, False])).tolist()
+        [False, True]
+    """
+    a, b = _pair("logical_xor", input, other)
+    return a.logical_xor(b)
+
+
+def logical_not(input: Any) -> Tensor:
+    """`not input` elementwise: `input.logical_not()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_not(tl.tensor([0.0, 2.0])).tolist()
+        [True, False]
+    """
+    return _tensor_of("logical_not", input).logical_not()
+
+
+def any(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether any element of `input` over `dim` is true: `input.any(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.any(tl.tensor([[0, 1], [0, 0]]), dim=1).tolist()
+        [True, False]
+    """
+    return _tensor_of("any", input).any(dim, keepdim)
+
+
+def all(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether every element of `input` over `dim` is true: `input.all(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.all(tl.tensor([[1, 1], [0, 1]]), dim=1).tolist()
+        [True, False]
+    """
+    return _tensor_of("all", input).all(dim, keepdim)
+
+
+def count_nonzero(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """How many elements of `input` over `dim` are nonzero: `input.count_nonzero(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.count_nonzero(tl.tensor([0.0, 3.0, -1.0])).item()
+        2
+    """
+    return _tensor_of("count_nonzero", input).count_nonzero(dim, keepdim)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """True where an element of `elements` is one of `test_elements`: `elements.isin(test_elements,
+    invert=invert)` (PyTorch's signature; `assume_unique` changes nothing here).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isin(tl.tensor([1, 2, 3]), tl.tensor([3, 1]), invert=True).tolist()
+        [False, True, False]
+    """
+    if not isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
+        elements = test_elements._lift(elements)
+    return _tensor_of("isin", elements).isin(test_elements, invert=invert)

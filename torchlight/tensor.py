@@ -40,6 +40,7 @@ from torchlight.ops.copies import Clone, CopiesMethods
 from torchlight.ops.elementwise import ElementwiseMethods
 from torchlight.ops.indexing import IndexingMethods
 from torchlight.ops.linear_algebra import LinearAlgebraMethods
+from torchlight.ops.logical import LogicalMethods
 from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
 from torchlight.ops.shapes import ShapesMethods
@@ -86,7 +87,7 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 
 class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods, TrigonometricMethods,
              ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods, CopiesMethods, ScalarMapMethods,
-             Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
+             LogicalMethods, Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
     Make tensors with `tl.tensor(...)` or the factories; ops return new
