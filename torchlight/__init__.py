@@ -9,9 +9,8 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import array_functions, autograd, backends, func, nn, optim, scalar
+from torchlight import array_api, array_functions, autograd, backends, func, nn, optim, scalar
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
-from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.backends import (
     BackendError,
     BackendUnavailableError,
@@ -19,13 +18,12 @@ from torchlight.backends import (
     manual_seed,
     set_default_backend,
 )
+from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
-
-from torchlight import array_api  # noqa: E402,I001  (above the others: Tensor.__array_namespace__ returns it)
 
 # the standard's dtypes, as `tl.float32` (the same objects as `torchlight.array_api.float32`)
 bool = _DTYPES["bool"]  # noqa: A001

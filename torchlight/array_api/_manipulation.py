@@ -27,12 +27,12 @@ def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
     shape: tuple[int, ...] = ()
     for t in tensors:
         shape = broadcast_shapes("broadcast_arrays", shape, t.shape)
-    return [t if t.shape == shape else t.broadcast_to(shape) for t in tensors]
+    return [t if t.shape == shape else t.broadcast_to(*shape) for t in tensors]
 
 
 def broadcast_to(x: Tensor, /, shape: tuple[int, ...]) -> Tensor:
     """`x` broadcast to `shape`."""
-    return tensor_arg(x, "broadcast_to").broadcast_to(tuple(shape))
+    return tensor_arg(x, "broadcast_to").broadcast_to(*tuple(shape))
 
 
 def concat(arrays: tuple[Tensor, ...] | list[Tensor], /, *, axis: int | None = 0) -> Tensor:

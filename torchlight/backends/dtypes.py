@@ -84,13 +84,14 @@ class DType:
         return _by_name, (self.name,)
 
 
-_NAMES: dict[Any, str | None] = {}
+_NAMES: dict[tuple[type, Any], str | None] = {}
 
 
 def _name_of(obj: Any) -> str | None:
     """The standard's name of a library's dtype (or of a dtype name), None for anything else."""
+    key = (type(obj), obj)  # (the type first: a dict lookup never asks array_api_strict's dtype == NumPy's)
     try:
-        known = _NAMES.get(obj, 0)
+        known = _NAMES.get(key, 0)
     except TypeError:  # unhashable
         return None
     if known != 0:
@@ -107,7 +108,7 @@ def _name_of(obj: Any) -> str | None:
     if name not in _KINDS:
         name = None
     if len(_NAMES) < 1024:
-        _NAMES[obj] = name
+        _NAMES[key] = name
     return name
 
 
