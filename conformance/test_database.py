@@ -47,7 +47,7 @@ PLACED = {
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
-NO_FUNCTION_AREAS = {"comparisons", "logical"}
+NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise"}
 
 #: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
 EXEMPT: dict[str, str] = {}

@@ -29,6 +29,7 @@ __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp"
            "where"]
 __all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan", "logical_and", "logical_not",
             "logical_or", "logical_xor", "signbit"]
+__all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -293,3 +294,75 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     if not isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
         elements = test_elements._lift(elements)
     return _tensor_of("isin", elements).isin(test_elements, invert=invert)
+
+
+# ------------------------------------------------------------- bitwise (torchlight.ops.bitwise)
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """`input & other` of integer or boolean tensors (or a Python int on one side): `input.bitwise_and(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_and(tl.tensor([6, 5]), 3).tolist()
+        [2, 1]
+    """
+    a, b = _pair("bitwise_and", input, other)
+    return a.bitwise_and(b)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """`input | other`: `input.bitwise_or(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_or(4, tl.tensor([1, 2])).tolist()
+        [5, 6]
+    """
+    a, b = _pair("bitwise_or", input, other)
+    return a.bitwise_or(b)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """`input ^ other`: `input.bitwise_xor(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_xor(tl.tensor([True, False]), tl.tensor([True, True])).tolist()
+        [False, True]
+    """
+    a, b = _pair("bitwise_xor", input, other)
+    return a.bitwise_xor(b)
+
+
+def bitwise_not(input: Any) -> Tensor:
+    """`~input`: `input.bitwise_not()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_not(tl.tensor([0, 1])).tolist()
+        [-1, -2]
+    """
+    return _tensor_of("bitwise_not", input).bitwise_not()
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """`input << other` of integer tensors: `input.bitwise_left_shift(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_left_shift(tl.tensor([1, 3]), 2).tolist()
+        [4, 12]
+    """
+    a, b = _pair("bitwise_left_shift", input, other)
+    return a.bitwise_left_shift(b)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """`input >> other` of integer tensors (arithmetic: the sign is kept): `input.bitwise_right_shift(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_right_shift(tl.tensor([8, -8]), 2).tolist()
+        [2, -2]
+    """
+    a, b = _pair("bitwise_right_shift", input, other)
+    return a.bitwise_right_shift(b)

@@ -34,6 +34,7 @@ from torchlight.engine import WRITES, History, Variable, run_backward
 from torchlight.engine.observe import observation_point
 from torchlight.ops.activations import ActivationsMethods
 from torchlight.ops.arithmetic import ArithmeticMethods
+from torchlight.ops.bitwise import BitwiseMethods
 from torchlight.ops.common import _int_side
 from torchlight.ops.comparisons import ComparisonsMethods
 from torchlight.ops.copies import Clone, CopiesMethods
@@ -87,7 +88,8 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 
 class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods, TrigonometricMethods,
              ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods, CopiesMethods, ScalarMapMethods,
-             LogicalMethods, Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
+             LogicalMethods, BitwiseMethods,
+             Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
     Make tensors with `tl.tensor(...)` or the factories; ops return new

@@ -24,7 +24,8 @@ CORE_MODULES = [
     "torchlight.autograd.functions", "torchlight.array_functions", "torchlight.nn.ops", "torchlight.backends.checks",
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
                                                    "activations", "trigonometric", "reductions", "shapes",
-                                                   "indexing", "copies", "comparisons", "scalar_map", "logical")),
+                                                   "indexing", "copies", "comparisons", "scalar_map", "logical",
+                                                   "bitwise")),
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
     "torchlight.compile.api", "torchlight.compile.blocking",
 ]
