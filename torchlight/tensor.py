@@ -46,6 +46,7 @@ from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
 from torchlight.ops.shapes import ShapesMethods
 from torchlight.ops.trigonometric import TrigonometricMethods
+from torchlight.ops.writes import WritesMethods
 
 __all__ = ["Tensor", "check_same_backend"]
 
@@ -86,9 +87,9 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
     return tensor
 
 
-class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods, TrigonometricMethods,
-             ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods, CopiesMethods, ScalarMapMethods,
-             LogicalMethods, BitwiseMethods,
+class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods,
+             TrigonometricMethods, ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods,
+             CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
@@ -96,9 +97,10 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
     Tensors. See the module docstring for an example.
     """
 
-    # `_replaced_at` is set only once the array is replaced in place (`_replace_data`)
+    # `_replaced_at` is set only once the tensor is changed in place (`_replace_data`, `_write`), and
+    # `_versions` only by a recorded write (x[key] = v, x += y in the graph): the old values it kept
     __slots__ = ("data", "backend", "requires_grad", "history", "_grad", "_retains_grad", "_replaced_at",
-                 "__weakref__")
+                 "_versions", "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
 
@@ -311,6 +313,58 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         WRITES[0] += 1
         self._replaced_at = WRITES[0]
         self.data = array
+
+    def _snapshot(self) -> Tensor:
+        """This tensor's present version as a Tensor of its own (its array, History and
+        `requires_grad`): what a recorded write computes from and keeps for the backwards that saved
+        this tensor before it (`Context.saved_tensors`)."""
+        old = Tensor._wrap(self.data, self.backend)
+        old.requires_grad = self.requires_grad
+        old.history = self.history
+        return old
+
+    def _may_be_saved(self) -> bool:
+        """Whether a recorded op may hold this version of the tensor (and so may have saved it).
+
+        A leaf: always (its consumers record the tensor itself). A non-leaf: its
+        consumers record its History, so one held by this tensor alone (the
+        reference count a lone History has) has none, and a write need not
+        keep its values: a loop writing into one tensor keeps no array per step.
+        """
+        if self.history is None or _GETREFCOUNT is None:
+            return True
+        return _history_references(self) > _LONE_HISTORY
+
+    def _write(self, new: Tensor, old: Tensor, keep: bool) -> None:
+        """Become `new` (its array and History), in place: a recorded write of this tensor.
+
+        `old` is `_snapshot()` taken before the write; with `keep` it is kept in
+        `_versions`, stamped, so that a backward whose forward saved this tensor
+        reads it as it was (else a `None` there makes such a backward raise). A
+        replacement under no_grad since the last recorded write is noted first
+        (its stamp is `_replaced_at`), so each backward finds the first change
+        after its forward.
+        """
+        versions: list[tuple[int, Tensor | None]] | None = getattr(self, "_versions", None)
+        if versions is None:
+            versions = []
+            self._versions = versions
+        changed = getattr(self, "_replaced_at", 0)
+        if changed and (not versions or versions[-1][0] < changed):
+            _note_version(versions, changed, None)
+        WRITES[0] += 1
+        self._replaced_at = WRITES[0]
+        _note_version(versions, WRITES[0], old if keep else None)
+        history = new.history
+        if self._retains_grad and history is not None:  # .grad follows the tensor to its new version
+            if self.history is not None:
+                self.history.retains_grad = False
+                self.history._owner = None
+            history.retains_grad = True
+            history._owner = weakref.ref(self)
+        self.data = new.data
+        self.history = history
+        self.requires_grad = new.requires_grad
 
     def detach(self) -> Tensor:
         """The same data (no copy) without history or grad."""
@@ -525,6 +579,33 @@ class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, Activati
         )
 
 
+def _note_version(versions: list, stamp: int, snapshot: Tensor | None) -> None:
+    """Append `(stamp, snapshot)` to a version chain; a run of `None`s keeps only its last (a backward
+    that finds any of them raises, and finds the last as surely)."""
+    if snapshot is None and versions and versions[-1][1] is None:
+        versions[-1] = (stamp, None)
+    else:
+        versions.append((stamp, snapshot))
+
+
+_GETREFCOUNT = getattr(sys, "getrefcount", None)  # (CPython's; elsewhere every version is kept)
+
+
+def _history_references(t: Tensor) -> int:
+    """How many references the History of `t` has (the count `_LONE_HISTORY` calibrates)."""
+    history = t.history
+    return _GETREFCOUNT(history)  # type: ignore[misc]
+
+
+def _lone_history() -> int:
+    """`_history_references` of a tensor whose History nothing else holds, measured once."""
+    if _GETREFCOUNT is None:
+        return 0
+    probe = Tensor._wrap(None, None)  # type: ignore[arg-type]
+    probe.history = History()
+    return _history_references(probe)
+
+
 def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:
     """A leaf of class `cls` (Tensor, Parameter, ...) around `data`: what pickling and copying make."""
     t: Tensor = object.__new__(cls)  # (not cls(...): a subclass's __init__ may take other arguments)
@@ -539,12 +620,16 @@ def is_number_constant(t: Tensor) -> bool:
     return any(c is t for c in _NUMBERS.values())
 
 
+_LONE_HISTORY = _lone_history()
+
+
 # What a recorder (`tl.compile`) must see of a call: tensors made by no recorded op, in-place
 # writes and backwards (a replay would not redo them), conversions to Python (it would reuse them)
 observation_point(Tensor, "_wrap", "tensor", "made a tensor")
 observation_point(Tensor, "__init__", "tensor", "made a tensor")
 observation_point(Tensor, "_replace_data", "refused", "replaced a tensor's values in place (an optimizer step, "
                   "w -= ..., zero_grad_, a running statistic)")
+observation_point(Tensor, "_write", "refused", "wrote into a tensor in the graph (x[key] = v, x += y)")
 observation_point(Tensor, "backward", "refused", "ran a backward (loss.backward() belongs after the call)")
 for _name in ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__", "__format__"):
     observation_point(Tensor, _name, "conversion", "converted a tensor to a Python value")

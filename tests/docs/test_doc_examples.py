@@ -22,10 +22,11 @@ CORE_MODULES = [
     "torchlight.engine", "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable",
     "torchlight.engine.observe",
     "torchlight.autograd.functions", "torchlight.array_functions", "torchlight.nn.ops", "torchlight.backends.checks",
+    "torchlight.backends.writes",
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
                                                    "activations", "trigonometric", "reductions", "shapes",
                                                    "indexing", "copies", "comparisons", "scalar_map", "logical",
-                                                   "bitwise")),
+                                                   "bitwise", "writes")),
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
     "torchlight.compile.api", "torchlight.compile.blocking",
 ]

@@ -1,6 +1,6 @@
 """The number protocols of 0-d tensors (an index, a formatted number) and the in-place operators
-(x op= y): a manual SGD step updates the parameter itself, and a backward through values replaced
-since its forward raises (as PyTorch).
+(x op= y) on parameters: a manual SGD step updates the parameter itself, and a backward through values
+replaced since its forward raises (as PyTorch). Writes in the graph: tests/tensor/test_writes.py.
 """
 
 from __future__ import annotations
@@ -94,18 +94,21 @@ def test_an_in_place_update_cannot_change_a_parameters_shape():
         w += tl.ones(3, 2)
 
 
-def test_on_any_other_tensor_an_in_place_operator_makes_a_new_tensor():
+def test_on_any_other_tensor_an_in_place_operator_writes_that_tensor():
+    """`x op= y` used to rebind any tensor but a parameter; it writes the tensor itself now (a recorded
+    write in the graph, a replacement of a constant), as NumPy and PyTorch do."""
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     h = x * 2.0
     kept = h
-    h += 1.0  # recorded as h = h + 1
-    assert h is not kept and kept.tolist() == [2.0, 4.0]
+    h += 1.0  # recorded: h moves to the Add node
+    assert h is kept and h.tolist() == [3.0, 5.0] and h.history.last_fn.__name__ == "Add"
     h.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
-    c = tl.tensor([1.0])
+    array = np.array([1.0])
+    c = tl.tensor(array)  # wraps the array without a copy
     alias = c
-    c += 1.0  # a constant is never changed under another name's feet
-    assert alias.tolist() == [1.0] and c.tolist() == [2.0]
+    c += 1.0
+    assert alias.tolist() == [2.0] and array.tolist() == [1.0]  # the user's array is never written
 
 
 @pytest.mark.parametrize("replace", [

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from torchlight.backends import indexing
+from torchlight.backends import indexing, writes
 from torchlight.backends.devices import Device, unwrap
 from torchlight.backends.dtypes import DType
 from torchlight.backends.elementwise import mapper, reducer, zipper
@@ -294,6 +294,33 @@ class Backend:
             index = xp.astype(index, xp.int32)
         columns = xp.arange(n, dtype=index.dtype, device=self.device_of(index))
         return index == xp.reshape(columns, (n,) + (1,) * (index.ndim - axis - 1))
+
+    # --------------------------------------------------------------- writes
+    def set_key(self, array: Any, key: Any, values: Any) -> Any:
+        """A new array: `array` with `values` (broadcastable to `array[key]`, of its dtype) written at
+        `key`, which may be any key `take_key` reads; `array` itself is never written.
+
+        Portable version: a copy written into by the library's `__setitem__`
+        where it takes the key, else the functional `where` over flat
+        positions of `torchlight.backends.writes` (integer arrays: the last
+        of duplicate positions wins).
+        """
+        if writes.native_key(key):
+            out = writes.copy_set(self.copy, array, key, values)
+            if out is not None:
+                return out
+        return writes.set_flat(self.xp, array, key, values, self.take_key)
+
+    def last_writes(self, shape: tuple[int, ...], key: Any, device: Any) -> Any:
+        """Booleans of `x[key]`'s shape: whether each entry of the key is the last to write its
+        position (what `set_key` keeps of duplicates)."""
+        return writes.last_writes(self.xp, shape, key, self.take_key, device)
+
+    def key_shape(self, array: Any, key: Any) -> tuple[int, ...]:
+        """The shape of `array[key]`, found on a broadcast boolean of `array`'s shape (no copy of it)."""
+        xp = self.xp
+        probe = xp.broadcast_to(xp.asarray(False, device=self.device_of(array)), tuple(array.shape))
+        return tuple(self.take_key(probe, key).shape)
 
     # ---------------------------------------------------------- scatter-add
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from torchlight.backends import indexing
+from torchlight.backends import indexing, writes
 from torchlight.backends.base import BackendError
 from torchlight.backends.generic import ArrayAPIBackend
 
@@ -69,6 +69,14 @@ class JaxBackend(ArrayAPIBackend):
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         zeros = self.xp.zeros(shape, dtype=values.dtype, device=self.device_of(values))
         return zeros.at[key].add(values)
+
+    def set_key(self, array: Any, key: Any, values: Any) -> Any:
+        # JAX drops an out-of-range write where NumPy raises: check first; `.at[].set` is JAX's
+        # functional write (its order for duplicate indices is unspecified: those take the base path)
+        indexing.check_bounds(self.xp, array, key)
+        if not writes.has_integer_array(key):
+            return array.at[key].set(values)
+        return writes.set_flat(self.xp, array, key, values, self.take_key)
 
     # --------------------------------------------------------------- random
     def seed(self, seed: int) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends import writes
 from torchlight.backends.base import Backend, BackendError
 
 
@@ -64,6 +65,18 @@ class NumpyBackend(Backend):
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         out = np.zeros(shape, dtype=values.dtype)
         np.add.at(out, key, values)
+        return out
+
+    def set_key(self, array: Any, key: Any, values: Any) -> Any:
+        out = np.array(array, copy=True)  # (a NumPy scalar too: a 0-d array)
+        if not writes.has_integer_array(key):
+            out[key] = values
+            return out
+        # integer arrays: each position written once, by its last entry in the key (NumPy leaves the
+        # order of an advanced assignment unspecified)
+        where = writes.positions(self.xp, out.shape, key, self.take_key, "cpu")
+        last = self.last_writes(out.shape, key, "cpu")
+        out.reshape(-1)[where[last]] = np.broadcast_to(values, where.shape)[last]
         return out
 
     def host_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:

@@ -94,9 +94,12 @@ class Context:
     def saved_tensors(self) -> tuple:
         """The values given to `save_for_backward`, as they were then.
 
-        A saved tensor whose array was replaced after the forward (by an
-        optimizer's step, or `w -= ...` under no_grad) raises, as in PyTorch:
-        the backward would read the new values and give a wrong gradient.
+        A saved tensor written since the forward by a recorded write (`x[key]
+        = v`, `x += y` in the graph) is given as it was then: the version that
+        write kept (`Tensor._versions`). One whose array was replaced after the
+        forward (by an optimizer's step, or `w -= ...` under no_grad) raises,
+        as in PyTorch: the backward would read the new values and give a wrong
+        gradient.
         """
         if self.released:
             raise RuntimeError(RELEASED.format(op="this Function"))
@@ -104,7 +107,7 @@ class Context:
         if WRITES[0] != self._stamp:  # some array was replaced since the forward: was it one of these?
             for value in values:
                 if getattr(value, "_replaced_at", 0) > self._stamp:
-                    raise RuntimeError(MODIFIED.format(shape=tuple(value.shape)))
+                    return _as_saved(values, self._stamp)
         return values
 
     @property
@@ -142,6 +145,31 @@ class Context:
         self.released = True
         if self.__dict__:
             self.__dict__.clear()
+
+
+def _as_saved(values: tuple, stamp: int) -> tuple:
+    """`values` with each tensor changed since the forward (stamped `stamp`) replaced by its version of
+    then: the snapshot that the first write after the forward kept, or MODIFIED where that was a
+    replacement under no_grad (or a write that found no op holding the old value, and kept none).
+
+    A tensor's `_versions` lists `(stamp, snapshot or None)` in the order of its writes; its
+    `_replaced_at` is the stamp of its last change, so a replacement after its last recorded write
+    is the last change of all.
+    """
+    out = []
+    for value in values:
+        changed = getattr(value, "_replaced_at", 0)
+        if changed > stamp:
+            found = None
+            for at, snapshot in getattr(value, "_versions", None) or ():
+                if at > stamp:
+                    found = snapshot
+                    break
+            if found is None:
+                raise RuntimeError(MODIFIED.format(shape=tuple(value.shape)))
+            value = found
+        out.append(value)
+    return tuple(out)
 
 
 class History:

@@ -2,8 +2,7 @@
 
 Each operator lifts a number or an array on the other side to a Tensor of
 this backend and, when nothing is recorded, calls the op's array `kernel`
-directly. `x op= y` updates a parameter in place under `no_grad` and
-rebinds any other tensor (see `_update_in_place`).
+directly. The in-place operators (`x op= y`) are writes: `torchlight.ops.writes`.
 
 Example:
     >>> import torchlight as tl
@@ -61,34 +60,6 @@ def _operator(fn: type[Function], reverse: bool = False) -> Callable[[Tensor, An
             raise
 
     return operator
-
-
-def _update_in_place(op: Callable[[Tensor, Any], Tensor], symbol: str) -> Callable[[Tensor, Any], Tensor]:
-    """`x op= y`: a parameter (a leaf that requires grad) is updated, any other tensor rebound.
-
-    `with tl.no_grad(): w -= lr * w.grad` keeps `w` the same leaf with its
-    new values, as in PyTorch: its array is replaced (as an optimizer's step
-    does), never written into, so no array an earlier op kept changes. With
-    grad mode on, updating such a leaf raises, as in PyTorch, and so does a
-    backward that needs its old values (`Context.saved_tensors`). On any other
-    tensor `x op= y` is `x = x op y`: a new tensor, recorded as usual.
-    """
-
-    def update(self: Tensor, other: Any) -> Tensor:
-        if self.history is not None or not self.requires_grad:
-            return op(self, other)
-        if grad_mode._state.enabled:
-            raise RuntimeError(f"{symbol}: a leaf tensor that requires grad cannot be updated in place while "
-                               "grad mode is on (the update would join the graph); do it under "
-                               "`with tl.no_grad():`, or with an optimizer from tl.optim")
-        result = op(self, other)
-        if result.shape != self.shape:
-            raise ValueError(f"{symbol}: the result has shape {result.shape}, but the tensor updated in "
-                             f"place has shape {self.shape} and keeps it")
-        self._replace_data(result.data if result.dtype == self.dtype else result.astype(self.dtype).data)
-        return self
-
-    return update
 
 
 def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
@@ -331,15 +302,6 @@ class ArithmeticMethods:
     __mod__ = _operator(Remainder)
 
     __rmod__ = _operator(Remainder, reverse=True)
-
-    # `w -= lr * w.grad`: see `_update_in_place`
-    __iadd__ = _update_in_place(__add__, "+=")
-
-    __isub__ = _update_in_place(__sub__, "-=")
-
-    __imul__ = _update_in_place(__mul__, "*=")
-
-    __itruediv__ = _update_in_place(__truediv__, "/=")
 
     def __pow__(self: Tensor, exponent: Any) -> Tensor:
         if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):

@@ -1,8 +1,7 @@
 """Indexing: `x[key]` (slices, integer arrays, masks), take_along_axis, where, and their scatters.
 
 The gradient of a gather scatters back with duplicate indices summed
-(`Backend.scatter_add`); `x[key] = v` is refused (ops never write into a
-tensor).
+(`Backend.scatter_add`); `x[key] = v` is a write (`torchlight.ops.writes`).
 
 Example:
     >>> import torchlight as tl
@@ -107,15 +106,6 @@ class IndexingMethods:
 
     def __getitem__(self: Tensor, key: Any) -> Tensor:
         return Gather.apply(self, index_key(key, self))
-
-    def __setitem__(self: Tensor, key: Any, value: Any) -> None:
-        """Refused with the functional way to write it: ops make new tensors, never change one."""
-        raise TypeError(
-            "Tensor does not support item assignment (x[key] = value): torchlight's ops return new "
-            "tensors and never write into one, so every saved value stays right for backward. Write "
-            "it as a new tensor instead: tl.where(mask, value, x) for a mask (x == 0, x > 1, ...), "
-            "or tl.cat / tl.stack of the pieces"
-        )
 
     def where(self: Tensor, condition: Any, other: Any) -> Tensor:
         """This tensor where `condition` holds, else `other`, broadcasting all three (PyTorch's
