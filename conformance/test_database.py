@@ -44,6 +44,10 @@ PLACED = {
     "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+    "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
