@@ -47,6 +47,10 @@ PLACED = {
     **{name: ("writes", "a write: the binary op's Function (Add, ...) recorded, and the tensor moved to it")
        for name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
                     "clamp_")},
+    "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none

@@ -30,6 +30,7 @@ __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp"
 __all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan", "logical_and", "logical_not",
             "logical_or", "logical_xor", "signbit"]
 __all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor"]
+__all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -366,3 +367,63 @@ def bitwise_right_shift(input: Any, other: Any) -> Tensor:
     """
     a, b = _pair("bitwise_right_shift", input, other)
     return a.bitwise_right_shift(b)
+
+
+# -------------------------------------------------- elementwise (ops.arithmetic, ops.elementwise)
+def reciprocal(input: Any) -> Tensor:
+    """1 / input: `input.reciprocal()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.reciprocal(tl.tensor([4.0])).tolist()
+        [0.25]
+    """
+    return _tensor_of("reciprocal", input).reciprocal()
+
+
+def positive(input: Any) -> Tensor:
+    """`+input`: the tensor itself, as `torch.positive`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0])
+        >>> tl.positive(x) is x
+        True
+    """
+    return _tensor_of("positive", input).positive()
+
+
+def nextafter(input: Any, other: Any) -> Tensor:
+    """The next float after `input` toward `other`: `input.nextafter(other)` (no gradient).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nextafter(tl.tensor([0.0]), 1.0).item() > 0.0
+        True
+    """
+    a, b = _pair("nextafter", input, other)
+    return a.nextafter(b)
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """`input % other`, with the sign of `other`: `input.remainder(other)`, a number on either side.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.remainder(tl.tensor([-3.0, 3.0]), 2.0).tolist(), tl.remainder(5.0, tl.tensor([3.0])).tolist()
+        ([1.0, 1.0], [2.0])
+    """
+    a, b = _pair("remainder", input, other)
+    return a.remainder(b)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """`input // other`, rounded down: `input.floor_divide(other)` (gradient 0).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.floor_divide(tl.tensor([-3.0, 3.0]), 2.0).tolist()
+        [-2.0, 1.0]
+    """
+    a, b = _pair("floor_divide", input, other)
+    return a.floor_divide(b)

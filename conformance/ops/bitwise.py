@@ -93,7 +93,7 @@ def entry(name: str, ref: Any, how: str, shift: bool = False, masks: bool = Fals
 
     label = {"method": name, "free": f"tl.{name}", "operator": name, "reflected": rname}[how]
     raised = rname if how == "reflected" else name
-    suffix = " (masks)" if masks else " (ints)" if how in ("operator", "reflected") and "shift" not in name else ""
+    suffix = ".masks" if masks else ".ints" if how in ("operator", "reflected") and "shift" not in name else ""
     return OpInfo(label + suffix, call, reference,
                   MASK_CASES if masks else cases(shift, raised, how == "reflected"),
                   method=None if how == "free" else label, differentiable=False,
@@ -108,8 +108,8 @@ def not_entry(label: str, call: Any) -> OpInfo:
         Case("ints", ((3, 4),), domain=whole),
         Case("0d", ((),), domain=whole),
         Case("float", ((3,),), kwargs={"kind": "float"}, raises=TypeError,
-             match=label.removeprefix("tl.").removesuffix(" (ints)")),
-    ), method=None if label.startswith("tl.") else label.removesuffix(" (ints)"), differentiable=False,
+             match=label.removeprefix("tl.").removesuffix(".ints")),
+    ), method=None if label.startswith("tl.") else label.removesuffix(".ints"), differentiable=False,
         output_dtype="int")
 
 
@@ -125,4 +125,4 @@ OPS += [entry(name, ref, "free", shift="shift" in name) for name, ref, _, _ in P
 OPS += [entry(dunder, fn, "operator", shift="shift" in dunder) for _, _, dunder, fn in PAIRS]
 OPS += [entry(dunder, fn, "reflected", shift="shift" in dunder) for _, _, dunder, fn in PAIRS]
 OPS += [not_entry("bitwise_not", lambda x: x.bitwise_not()), not_entry("tl.bitwise_not", tl.bitwise_not),
-        not_entry("__invert__ (ints)", operator.invert)]
+        not_entry("__invert__.ints", operator.invert)]
