@@ -170,61 +170,85 @@ def trunc(x: Tensor, /) -> Tensor:
 
 def add(x1: Any, x2: Any, /) -> Tensor:
     """`x1 + x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 + x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "add")
     return a + b  # type: ignore[no-any-return]
 
 def divide(x1: Any, x2: Any, /) -> Tensor:
     """`x1 / x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 / x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "divide")
     return a / b  # type: ignore[no-any-return]
 
 def equal(x1: Any, x2: Any, /) -> Tensor:
     """`x1 == x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 == x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "equal")
     return a == b  # type: ignore[no-any-return]
 
 def floor_divide(x1: Any, x2: Any, /) -> Tensor:
     """`x1 // x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 // x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "floor_divide")
     return a // b  # type: ignore[no-any-return]
 
 def greater(x1: Any, x2: Any, /) -> Tensor:
     """`x1 > x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 > x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "greater")
     return a > b  # type: ignore[no-any-return]
 
 def greater_equal(x1: Any, x2: Any, /) -> Tensor:
     """`x1 >= x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 >= x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "greater_equal")
     return a >= b  # type: ignore[no-any-return]
 
 def less(x1: Any, x2: Any, /) -> Tensor:
     """`x1 < x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 < x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "less")
     return a < b  # type: ignore[no-any-return]
 
 def less_equal(x1: Any, x2: Any, /) -> Tensor:
     """`x1 <= x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 <= x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "less_equal")
     return a <= b  # type: ignore[no-any-return]
 
 def multiply(x1: Any, x2: Any, /) -> Tensor:
     """`x1 * x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 * x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "multiply")
     return a * b  # type: ignore[no-any-return]
 
 def not_equal(x1: Any, x2: Any, /) -> Tensor:
     """`x1 != x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 != x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "not_equal")
     return a != b  # type: ignore[no-any-return]
 
 def pow(x1: Any, x2: Any, /) -> Tensor:
     """`x1 ** x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 ** x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "pow")
     return a ** b  # type: ignore[no-any-return]
 
 def subtract(x1: Any, x2: Any, /) -> Tensor:
     """`x1 - x2`."""
+    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
+        return x1 - x2  # type: ignore[no-any-return]
     a, b = pair(x1, x2, "subtract")
     return a - b  # type: ignore[no-any-return]
 
