@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
-from torchlight.ops.shapes import cat, concat, stack
+from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
 from torchlight.tensor import Tensor
 
 __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp", "maximum", "minimum", "stack",
@@ -31,6 +31,7 @@ __all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan",
             "logical_or", "logical_xor", "signbit"]
 __all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor"]
 __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
+__all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -427,3 +428,52 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     """
     a, b = _pair("floor_divide", input, other)
     return a.floor_divide(b)
+
+
+# ----------------------------------------------------------------- shapes (torchlight.ops.shapes)
+def movedim(input: Any, source: Any, destination: Any) -> Tensor:
+    """`input` with the dims `source` moved to `destination`: `input.movedim(source, destination)`;
+    `moveaxis` is the same function.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.movedim(tl.zeros(2, 3, 4), 2, 0).shape
+        (4, 2, 3)
+    """
+    return _tensor_of("movedim", input).movedim(source, destination)
+
+
+moveaxis = movedim
+
+
+def tril(input: Any, diagonal: int = 0) -> Tensor:
+    """The lower triangle of each matrix of `input`: `input.tril(diagonal)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.tril(tl.ones(2, 2)).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _tensor_of("tril", input).tril(diagonal)
+
+
+def triu(input: Any, diagonal: int = 0) -> Tensor:
+    """The upper triangle of each matrix of `input`: `input.triu(diagonal)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.triu(tl.ones(2, 2)).tolist()
+        [[1.0, 1.0], [0.0, 1.0]]
+    """
+    return _tensor_of("triu", input).triu(diagonal)
+
+
+def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of `input` along `dim`: `input.unbind(dim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> [t.tolist() for t in tl.unbind(tl.tensor([[1.0, 2.0], [3.0, 4.0]]))]
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    return _tensor_of("unbind", input).unbind(dim)
