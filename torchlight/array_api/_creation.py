@@ -262,14 +262,14 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
     tensors = [tensor_arg(a, "meshgrid", "each array") for a in arrays]
-    return list(array_functions.meshgrid(*tensors, indexing=indexing))  # type: ignore[attr-defined]
+    return list(array_functions.meshgrid(*tensors, indexing=indexing))
 
 
 def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
     """The lower triangle of the last two axes (below the k-th diagonal), zeros above."""
-    return tensor_arg(x, "tril").tril(diagonal=k)  # type: ignore[attr-defined]
+    return tensor_arg(x, "tril").tril(diagonal=k)
 
 
 def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
     """The upper triangle of the last two axes (above the k-th diagonal), zeros below."""
-    return tensor_arg(x, "triu").triu(diagonal=k)  # type: ignore[attr-defined]
+    return tensor_arg(x, "triu").triu(diagonal=k)

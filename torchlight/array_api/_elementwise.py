@@ -54,7 +54,7 @@ def atanh(x: Tensor, /) -> Tensor:
 
 def bitwise_invert(x: Tensor, /) -> Tensor:
     """`x.bitwise_not()`."""
-    return tensor_arg(x, "bitwise_invert").bitwise_not()  # type: ignore[attr-defined]
+    return tensor_arg(x, "bitwise_invert").bitwise_not()
 
 def ceil(x: Tensor, /) -> Tensor:
     """`x.ceil()`."""
@@ -86,15 +86,15 @@ def floor(x: Tensor, /) -> Tensor:
 
 def isfinite(x: Tensor, /) -> Tensor:
     """`x.isfinite()`."""
-    return tensor_arg(x, "isfinite").isfinite()  # type: ignore[attr-defined]
+    return tensor_arg(x, "isfinite").isfinite()
 
 def isinf(x: Tensor, /) -> Tensor:
     """`x.isinf()`."""
-    return tensor_arg(x, "isinf").isinf()  # type: ignore[attr-defined]
+    return tensor_arg(x, "isinf").isinf()
 
 def isnan(x: Tensor, /) -> Tensor:
     """`x.isnan()`."""
-    return tensor_arg(x, "isnan").isnan()  # type: ignore[attr-defined]
+    return tensor_arg(x, "isnan").isnan()
 
 def log(x: Tensor, /) -> Tensor:
     """`x.log()`."""
@@ -114,7 +114,7 @@ def log2(x: Tensor, /) -> Tensor:
 
 def logical_not(x: Tensor, /) -> Tensor:
     """`x.logical_not()`."""
-    return tensor_arg(x, "logical_not").logical_not()  # type: ignore[attr-defined]
+    return tensor_arg(x, "logical_not").logical_not()
 
 def negative(x: Tensor, /) -> Tensor:
     """`x.neg()`."""
@@ -122,11 +122,11 @@ def negative(x: Tensor, /) -> Tensor:
 
 def positive(x: Tensor, /) -> Tensor:
     """`x.positive()`."""
-    return tensor_arg(x, "positive").positive()  # type: ignore[attr-defined]
+    return tensor_arg(x, "positive").positive()
 
 def reciprocal(x: Tensor, /) -> Tensor:
     """`x.reciprocal()`."""
-    return tensor_arg(x, "reciprocal").reciprocal()  # type: ignore[attr-defined]
+    return tensor_arg(x, "reciprocal").reciprocal()
 
 def round(x: Tensor, /) -> Tensor:
     """`x.round()`."""
@@ -138,7 +138,7 @@ def sign(x: Tensor, /) -> Tensor:
 
 def signbit(x: Tensor, /) -> Tensor:
     """`x.signbit()`."""
-    return tensor_arg(x, "signbit").signbit()  # type: ignore[attr-defined]
+    return tensor_arg(x, "signbit").signbit()
 
 def sin(x: Tensor, /) -> Tensor:
     """`x.sin()`."""
@@ -260,27 +260,27 @@ def atan2(x1: Any, x2: Any, /) -> Tensor:
 def bitwise_and(x1: Any, x2: Any, /) -> Tensor:
     """`x1.bitwise_and(x2)`."""
     a, b = pair(x1, x2, "bitwise_and")
-    return a.bitwise_and(b)  # type: ignore[attr-defined]
+    return a.bitwise_and(b)
 
 def bitwise_left_shift(x1: Any, x2: Any, /) -> Tensor:
     """`x1.bitwise_left_shift(x2)`."""
     a, b = pair(x1, x2, "bitwise_left_shift")
-    return a.bitwise_left_shift(b)  # type: ignore[attr-defined]
+    return a.bitwise_left_shift(b)
 
 def bitwise_or(x1: Any, x2: Any, /) -> Tensor:
     """`x1.bitwise_or(x2)`."""
     a, b = pair(x1, x2, "bitwise_or")
-    return a.bitwise_or(b)  # type: ignore[attr-defined]
+    return a.bitwise_or(b)
 
 def bitwise_right_shift(x1: Any, x2: Any, /) -> Tensor:
     """`x1.bitwise_right_shift(x2)`."""
     a, b = pair(x1, x2, "bitwise_right_shift")
-    return a.bitwise_right_shift(b)  # type: ignore[attr-defined]
+    return a.bitwise_right_shift(b)
 
 def bitwise_xor(x1: Any, x2: Any, /) -> Tensor:
     """`x1.bitwise_xor(x2)`."""
     a, b = pair(x1, x2, "bitwise_xor")
-    return a.bitwise_xor(b)  # type: ignore[attr-defined]
+    return a.bitwise_xor(b)
 
 def copysign(x1: Any, x2: Any, /) -> Tensor:
     """`x1.copysign(x2)`."""
@@ -300,17 +300,17 @@ def logaddexp(x1: Any, x2: Any, /) -> Tensor:
 def logical_and(x1: Any, x2: Any, /) -> Tensor:
     """`x1.logical_and(x2)`."""
     a, b = pair(x1, x2, "logical_and")
-    return a.logical_and(b)  # type: ignore[attr-defined]
+    return a.logical_and(b)
 
 def logical_or(x1: Any, x2: Any, /) -> Tensor:
     """`x1.logical_or(x2)`."""
     a, b = pair(x1, x2, "logical_or")
-    return a.logical_or(b)  # type: ignore[attr-defined]
+    return a.logical_or(b)
 
 def logical_xor(x1: Any, x2: Any, /) -> Tensor:
     """`x1.logical_xor(x2)`."""
     a, b = pair(x1, x2, "logical_xor")
-    return a.logical_xor(b)  # type: ignore[attr-defined]
+    return a.logical_xor(b)
 
 def maximum(x1: Any, x2: Any, /) -> Tensor:
     """`x1.maximum(x2)`."""
@@ -325,12 +325,12 @@ def minimum(x1: Any, x2: Any, /) -> Tensor:
 def nextafter(x1: Any, x2: Any, /) -> Tensor:
     """`x1.nextafter(x2)`."""
     a, b = pair(x1, x2, "nextafter")
-    return a.nextafter(b)  # type: ignore[attr-defined]
+    return a.nextafter(b)
 
 def remainder(x1: Any, x2: Any, /) -> Tensor:
     """`x1.remainder(x2)`."""
     a, b = pair(x1, x2, "remainder")
-    return a.remainder(b)  # type: ignore[attr-defined]
+    return a.remainder(b)
 
 def real(x: Tensor, /) -> Tensor:
     """The real part (`x.real`); a real array as it is."""

@@ -65,7 +65,7 @@ def flip(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
 
 def moveaxis(x: Tensor, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Tensor:
     """`x` with the axes `source` moved to `destination` (`x.movedim`)."""
-    return tensor_arg(x, "moveaxis").movedim(source, destination)  # type: ignore[attr-defined]
+    return tensor_arg(x, "moveaxis").movedim(source, destination)
 
 
 def permute_dims(x: Tensor, /, axes: tuple[int, ...]) -> Tensor:
@@ -145,4 +145,4 @@ def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of `x` along `axis` (`x.unbind`)."""
     x = tensor_arg(x, "unstack")
     (axis,) = axis_tuple(axis, x.ndim, "unstack")
-    return tuple(x.unbind(axis))  # type: ignore[attr-defined]
+    return tuple(x.unbind(axis))

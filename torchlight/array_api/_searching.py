@@ -25,7 +25,7 @@ def count_nonzero(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, ke
     """How many elements are not zero (not False) along `axis`."""
     x = tensor_arg(x, "count_nonzero")
     axes = axis_tuple(axis, x.ndim, "count_nonzero")
-    out = x.count_nonzero(dim=axes)  # type: ignore[attr-defined]
+    out = x.count_nonzero(dim=axes)
     if keepdims:
         out = out.reshape(tuple(1 if d in axes else s for d, s in enumerate(x.shape)))
     return out  # type: ignore[no-any-return]

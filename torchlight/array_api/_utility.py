@@ -10,12 +10,12 @@ __all__ = ["all", "any", "diff"]
 
 def all(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:  # noqa: A001
     """Whether every element along `axis` is true (non-zero)."""
-    return tensor_arg(x, "all").all(dim=axis, keepdim=keepdims)  # type: ignore[attr-defined,no-any-return]
+    return tensor_arg(x, "all").all(dim=axis, keepdim=keepdims)  # type: ignore[no-any-return]
 
 
 def any(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:  # noqa: A001
     """Whether some element along `axis` is true (non-zero)."""
-    return tensor_arg(x, "any").any(dim=axis, keepdim=keepdims)  # type: ignore[attr-defined,no-any-return]
+    return tensor_arg(x, "any").any(dim=axis, keepdim=keepdims)  # type: ignore[no-any-return]
 
 
 def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = None,
