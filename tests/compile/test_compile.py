@@ -48,6 +48,10 @@ REFUSED_OPS = {
         "argmax", "argmin", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__", "__rand__",
         "__or__", "__ror__", "__xor__", "__rxor__", "__invert__", "detach", "Where", "tl.where", "where",
         "map_cube_plus_backward")},  # (this one: x.detach() inside, for an autograd.grad of its own)
+    # writes: a replay would not write the tensor again (an observation point refuses them)
+    **{name: "wrote into a tensor" for name in (
+        "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
+        "clamp_")},
     # an index array (a NumPy array in the case's kwargs, or integer labels) among an op's arguments
     **{name: ARRAY_ARG for name in ("nn.functional.nll_loss", "nn.functional.embedding")},
 }

@@ -15,8 +15,9 @@ import torchlight as tl
 from torchlight.autograd import gradcheck, gradgradcheck
 
 
-def floats(backend, values, requires_grad=False):
-    return tl.tensor(backend.asarray(np.asarray(values, dtype=np.float64)), requires_grad=requires_grad)
+def floats(backend, values, requires_grad=False, device=None):
+    array = backend.asarray(np.asarray(values, dtype=np.float64), device=device)
+    return tl.tensor(array, requires_grad=requires_grad)
 
 
 # --------------------------------------------------------- scipy's in-place patterns
@@ -33,7 +34,7 @@ def shifted_exp_sum(x):
 
 
 def pieces(w):
-    out = tl.zeros(3, backend=w.backend)
+    out = tl.zeros(3, backend=w.backend, device=w.device)
     out[0] = w[0] * 2.0
     out[1:] = w[1:] ** 2
     return (out * out).sum()
@@ -47,9 +48,9 @@ def overwritten_after_use(x):
 
 
 @pytest.mark.parametrize("fn", [masked_square, shifted_exp_sum, pieces, overwritten_after_use])
-def test_in_place_patterns_pass_gradcheck_first_and_second_order(fn, backend):
-    x = floats(backend, [-0.7, 0.3, 1.2, -0.1], requires_grad=True) if fn is not pieces else \
-        floats(backend, [0.5, -1.5, 2.0], requires_grad=True)
+def test_in_place_patterns_pass_gradcheck_first_and_second_order(fn, backend, device):
+    values = [0.5, -1.5, 2.0] if fn is pieces else [-0.7, 0.3, 1.2, -0.1]
+    x = floats(backend, values, requires_grad=True, device=device)
     assert gradcheck(fn, x)
     assert gradgradcheck(fn, x)
 
@@ -114,12 +115,12 @@ def test_the_users_array_is_never_written():
     assert w.tolist() == [1.0, 2.0]
 
 
-def test_duplicate_integer_indices_the_last_write_wins_and_alone_gets_the_gradient(backend):
-    v = floats(backend, [1.0, 2.0, 3.0], requires_grad=True)
-    out = tl.zeros(3, backend=backend)
+def test_duplicate_integer_indices_the_last_write_wins_and_alone_gets_the_gradient(backend, device):
+    v = floats(backend, [1.0, 2.0, 3.0], requires_grad=True, device=device)
+    out = tl.zeros(3, backend=backend, device=device)
     out[[0, 2, 0]] = v
-    assert out.tolist() == [3.0, 0.0, 2.0]
-    (out * floats(backend, [10.0, 20.0, 30.0])).sum().backward()
+    assert out.tolist() == [3.0, 0.0, 2.0] and out.device == v.device
+    (out * floats(backend, [10.0, 20.0, 30.0], device=device)).sum().backward()
     assert v.grad.tolist() == [0.0, 30.0, 10.0]
 
 
@@ -249,13 +250,13 @@ def test_without_a_binary_operator_the_in_place_one_is_a_type_error():
         x &= 1
 
 
-def test_the_in_place_methods_return_the_tensor_with_pytorchs_values(backend):
-    x = floats(backend, [1.0, -2.0, 3.0])
+def test_the_in_place_methods_return_the_tensor_with_pytorchs_values(backend, device):
+    x = floats(backend, [1.0, -2.0, 3.0], device=device)
     assert x.add_(1.0, alpha=2.0) is x and x.tolist() == [3.0, 0.0, 5.0]
-    assert x.sub_(floats(backend, [1.0, 1.0, 1.0])) is x and x.tolist() == [2.0, -1.0, 4.0]
+    assert x.sub_(floats(backend, [1.0, 1.0, 1.0], device=device)) is x and x.tolist() == [2.0, -1.0, 4.0]
     assert x.mul_(2.0) is x and x.div_(4.0) is x and x.tolist() == [1.0, -0.5, 2.0]
     assert x.clamp_(-0.25, 1.5) is x and x.tolist() == [1.0, -0.25, 1.5]
-    assert x.copy_(floats(backend, [7.0])) is x and x.tolist() == [7.0, 7.0, 7.0]
+    assert x.copy_(floats(backend, [7.0], device=device)) is x and x.tolist() == [7.0, 7.0, 7.0]
     assert x.fill_(2.5) is x and x.tolist() == [2.5, 2.5, 2.5]
     assert x.zero_() is x and x.tolist() == [0.0, 0.0, 0.0]
 
