@@ -32,6 +32,7 @@ __all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan",
 __all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor"]
 __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
+__all__ += ["index_select", "take", "take_along_dim"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -477,3 +478,37 @@ def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
         [[1.0, 2.0], [3.0, 4.0]]
     """
     return _tensor_of("unbind", input).unbind(dim)
+
+
+# ----------------------------------------------------------- gathering (torchlight.ops.indexing)
+def index_select(input: Any, dim: int, index: Any) -> Tensor:
+    """The entries of `input` at `index` along `dim`: `input.index_select(dim, index)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.index_select(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, tl.tensor([1, 1])).tolist()
+        [[3.0, 4.0], [3.0, 4.0]]
+    """
+    return _tensor_of("index_select", input).index_select(dim, index)
+
+
+def take(input: Any, index: Any) -> Tensor:
+    """The entries of the flattened `input` at `index`: `input.take(index)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.take(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), tl.tensor([3, 0])).tolist()
+        [4.0, 1.0]
+    """
+    return _tensor_of("take", input).take(index)
+
+
+def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:
+    """The entries of `input` at `indices` along `dim`: `input.take_along_dim(indices, dim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.take_along_dim(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), tl.tensor([[1], [0]]), dim=1).tolist()
+        [[2.0], [3.0]]
+    """
+    return _tensor_of("take_along_dim", input).take_along_dim(indices, dim)
