@@ -16,6 +16,16 @@ case names, so every backend sees the same numbers), then checks in turn:
 - agreement: value and gradients equal the NumPy backend's within tolerance;
 - bad-input cases: the documented exception, with the inputs untouched.
 
+A complex case (`Case.complex`, the twins an entry with `complex=True` gets)
+runs in complex128 (float64 tier) or complex64 (float32), and checks the
+gradients in PyTorch's convention: for the real loss L = Re(sum(conj(w) *
+f(z))) of a random complex w, the gradient of z is dL/dRe z + i dL/dIm z,
+so along a random complex direction d the derivative of L is
+Re(sum(conj(grad) * d)); central differences of L along d (the real and
+imaginary parts moved together) must give the same, for three directions,
+and likewise for the second derivative (the real loss Re(sum(conj(u) *
+grad))) in complex128.
+
 Example:
     >>> from conformance import database
     >>> from conformance.checks import run_case
@@ -36,7 +46,7 @@ from typing import Any
 import numpy as np
 
 import torchlight as tl
-from conformance.opinfo import Case, OpInfo
+from conformance.opinfo import COMPLEX_OF, Case, OpInfo
 from conformance.target import Target, Unusable, resolve
 from torchlight.autograd import GradcheckError, gradcheck, gradgradcheck
 
@@ -75,10 +85,19 @@ def case_seed(op: OpInfo, case: Case) -> int:
 
 
 def host_inputs(op: OpInfo, case: Case, dtype: str) -> list[np.ndarray]:
-    """The case's inputs as float64 host arrays, already rounded to `dtype`."""
+    """The case's inputs as float64 host arrays, already rounded to `dtype` (complex128 ones rounded
+    to its complex counterpart for a complex case, the imaginary parts drawn from the domain too)."""
     rng = np.random.default_rng(case_seed(op, case))
     hosts = [case.domain_of(i, op.domain)(rng, tuple(shape)) for i, shape in enumerate(case.shapes)]
+    if case.complex:
+        hosts = [h + 1j * case.domain_of(i, op.domain)(rng, tuple(h.shape)) for i, h in enumerate(hosts)]
+        return [np.asarray(h, dtype=np.dtype(COMPLEX_OF[dtype])).astype(np.complex128) for h in hosts]
     return [np.asarray(h, dtype=np.dtype(dtype)).astype(np.float64) for h in hosts]
+
+
+def _case_dtype(case: Case, dtype: str) -> str:
+    """The dtype the case's inputs have in the tier `dtype`."""
+    return COMPLEX_OF[dtype] if case.complex else dtype
 
 
 def skip_reason(op: OpInfo, case: Case, target: Target, dtype: str) -> str | None:
@@ -90,7 +109,7 @@ def skip_reason(op: OpInfo, case: Case, target: Target, dtype: str) -> str | Non
     for skips in (op.skips, case.skips):
         if target.name in skips:
             return skips[target.name]
-    for wanted in (dtype, case.kwargs.get("dtype")):
+    for wanted in (_case_dtype(case, dtype), case.kwargs.get("dtype")):
         if isinstance(wanted, str) and not target.has_dtype(wanted):
             return f"device {target.device_name} of {target.name} has no {wanted}"
     if case.other_backend is not None:
@@ -143,7 +162,8 @@ def _plan(op: OpInfo, case: Case, target: Target, dtype: str) -> list[str]:
 
 # ------------------------------------------------------------------ helpers
 def _host(t: Any) -> np.ndarray:
-    return np.asarray(t.backend.to_numpy(t.data), dtype=np.float64)
+    host = t.backend.to_numpy(t.data)
+    return np.asarray(host, dtype=np.complex128 if np.iscomplexobj(host) else np.float64)
 
 
 def _leaves(op: OpInfo, case: Case, target: Target, dtype: str, hosts: list[np.ndarray]) -> list[Any]:
@@ -151,7 +171,7 @@ def _leaves(op: OpInfo, case: Case, target: Target, dtype: str, hosts: list[np.n
     for i, h in enumerate(hosts):
         place = target if case.other_backend != i else resolve(_other_backend(target))
         grad = op.differentiable and case.raises is None and case.requires_grad(i)
-        leaves.append(place.tensor(h, dtype, requires_grad=grad))
+        leaves.append(place.tensor(h, _case_dtype(case, dtype), requires_grad=grad))
     return leaves
 
 
@@ -170,7 +190,8 @@ def _tolerances(op: OpInfo, case: Case, check: str, dtype: str, default: tuple) 
 
 def _compare(what: str, got: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> float:
     """Max abs error of `got` against `want`; CheckFailure when out of tolerance."""
-    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    kind = np.complex128 if np.iscomplexobj(got) or np.iscomplexobj(want) else np.float64
+    got, want = np.asarray(got, dtype=kind), np.asarray(want, dtype=kind)
     if got.shape != want.shape:
         raise CheckFailure(f"{what}: shape {got.shape}, expected {want.shape}")
     if got.size == 0:
@@ -208,9 +229,14 @@ def _check_meta(what: str, t: Any, like: Any, dtype: Any = None) -> None:
 
 
 def _check_result_meta(op: OpInfo, out: Any, like: Any) -> None:
-    """The result's dtype is the input's (or the kind `op.output_dtype` says), on its backend and device."""
+    """The result's dtype is the input's (or the kind `op.output_dtype` says), on its backend and device;
+    of a complex input, its real counterpart may be (abs, angle, real, imag)."""
     if op.same_backend:
         _check_meta("result", out, like, out.dtype)
+    if like.backend.is_complex(like.dtype) and not out.backend.is_complex(out.dtype):
+        if _dtype_name(out.dtype) != {"complex128": "float64", "complex64": "float32"}[_dtype_name(like.dtype)]:
+            raise CheckFailure(f"result: dtype {out.dtype}, expected the real counterpart of {like.dtype}")
+        return
     if op.output_dtype is None:
         if _dtype_name(out.dtype) != _dtype_name(like.dtype):
             raise CheckFailure(f"result: dtype {out.dtype}, expected the input's {like.dtype}")
@@ -256,9 +282,13 @@ def _evaluate(op: OpInfo, case: Case, target: Target, dtype: str, weights: np.nd
     leaves = _leaves(op, case, target, dtype, hosts)
     out = op.call(*leaves, **case.kwargs)
     rng = np.random.default_rng(case_seed(op, case) + 7)
+    complex_out = out.backend.is_complex(out.dtype)
     if weights is None:
         weights = np.ones(out.shape) if case.grad_reference is not None else rng.standard_normal(out.shape)
-    upstream = tl.tensor(out.backend.asarray(np.asarray(weights, dtype=np.dtype(dtype)), device=out._device))
+        if complex_out:
+            weights = weights + 1j * rng.standard_normal(out.shape)
+    wanted = np.dtype(COMPLEX_OF[dtype] if complex_out else dtype)
+    upstream = tl.tensor(out.backend.asarray(np.asarray(weights, dtype=wanted), device=out._device))
     sent = _host(upstream)
     out.backward(upstream)
     if not np.array_equal(_host(upstream), sent):
@@ -288,6 +318,8 @@ def _check_backward(op: OpInfo, case: Case, target: Target, dtype: str) -> float
             _check_meta(f"gradient of input {i}", x.grad, x)
     grads = _grads(leaves)
     tol = op.tolerance("backward", dtype, case)
+    if case.complex:
+        return _complex_directional_error(op, case, leaves, grads, weights, dtype, tol)
     if case.grad_reference is not None:
         want = case.grad_reference(*hosts, **case.kwargs)
         atol, rtol = _tolerances(op, case, "backward", dtype, VALUE_TOL[dtype])
@@ -318,6 +350,100 @@ def _directional_error(op: OpInfo, case: Case, leaves: list[Any], grads: list, w
     return abs(analytic - numeric)
 
 
+#: (eps, atol, rtol) of the complex directional checks, per tier
+COMPLEX_TOL = {"float64": (1e-6, 1e-6, 1e-5), "float32": (1e-2, 5e-2, 5e-2)}
+
+
+def _real_loss(op: OpInfo, case: Case, leaves: list[Any], hosts: list[np.ndarray], weights: np.ndarray,
+               dtype: str) -> float:
+    """Re(sum(conj(weights) * f(hosts))) without grad, the inputs on the leaves' backends and devices."""
+    moved = [tl.tensor(x.backend.asarray(np.asarray(h, dtype=_np_dtype(x)), device=x._device))
+             for x, h in zip(leaves, hosts)]
+    with tl.no_grad():
+        return float(np.real(np.sum(np.conj(weights) * _host(op.call(*moved, **case.kwargs)))))
+
+
+def _np_dtype(t: Any) -> np.dtype:
+    return np.dtype(_dtype_name(t.dtype))
+
+
+def _directions(op: OpInfo, case: Case, leaves: list[Any], grads: list, k: int) -> list[list]:
+    """Three random complex directions (one entry per input that has a gradient, else None)."""
+    rng = np.random.default_rng(case_seed(op, case) + 11 + k)
+    return [[rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape) if g is not None else None
+             for x, g in zip(leaves, grads)] for _ in range(3)]
+
+
+def _along(op: OpInfo, case: Case, leaves: list[Any], f: Any, grads: list, dtype: str, tol: Any, what: str,
+           k: int = 0) -> float:
+    """Central differences of the real function `f(hosts)` along random complex directions against
+    Re(sum(conj(grad) * d)); the worst error, or CheckFailure."""
+    eps, atol, rtol = COMPLEX_TOL[dtype]
+    if tol is not None:
+        eps, atol, rtol = (tol.eps or eps), (tol.atol or atol), (tol.rtol or rtol)
+    base = [_host(x) for x in leaves]
+    worst = 0.0
+    for direction in _directions(op, case, leaves, grads, k):
+        up = [b + eps * d if d is not None else b for b, d in zip(base, direction)]
+        down = [b - eps * d if d is not None else b for b, d in zip(base, direction)]
+        numeric = (f(up) - f(down)) / (2 * eps)
+        analytic = sum(float(np.real(np.sum(np.conj(g) * d))) for g, d in zip(grads, direction) if d is not None)
+        error = abs(analytic - numeric)
+        if error > atol + rtol * abs(numeric):
+            raise CheckFailure(f"{what}: the directional derivative {analytic!r} (in PyTorch's convention) "
+                               f"differs from central differences {numeric!r} by {error:.3g}")
+        worst = max(worst, error)
+    return worst
+
+
+def _complex_directional_error(op: OpInfo, case: Case, leaves: list[Any], grads: list, weights: np.ndarray,
+                               dtype: str, tol: Any) -> float:
+    """A complex case's backward: the gradients against central differences of the real loss."""
+    def loss(hosts: list[np.ndarray]) -> float:
+        return _real_loss(op, case, leaves, hosts, weights, dtype)
+
+    return _along(op, case, leaves, loss, grads, dtype, tol, "complex gradient")
+
+
+def _complex_double_backward(op: OpInfo, case: Case, target: Target, dtype: str) -> None:
+    """A complex case's second derivative: of the real loss Re(sum(conj(u) * grad(z))), against
+    central differences of the first-order gradients."""
+    hosts = host_inputs(op, case, dtype)
+    leaves = _leaves(op, case, target, dtype, hosts)
+    wanted = [x for x in leaves if x.requires_grad]
+    out = op.call(*leaves, **case.kwargs)
+    rng = np.random.default_rng(case_seed(op, case) + 13)
+    complex_out = out.backend.is_complex(out.dtype)
+    w = rng.standard_normal(out.shape) + (1j * rng.standard_normal(out.shape) if complex_out else 0)
+    w_dtype = np.dtype(COMPLEX_OF[dtype] if complex_out else dtype)
+    seed = tl.tensor(out.backend.asarray(np.asarray(w, dtype=w_dtype), device=out._device))
+    firsts = tl.autograd.grad(out, wanted, seed, create_graph=True, allow_unused=True)
+    us = [rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape) for x in wanted]
+    total = None
+    for u, g in zip(us, firsts):
+        if g is None or not g.requires_grad:
+            continue
+        term = (tl.tensor(g.backend.asarray(np.asarray(u, dtype=_np_dtype(g)), device=g._device)).conj() * g).real.sum()
+        total = term if total is None else total + term
+    if total is None:  # a linear op: its gradients do not depend on the inputs
+        return
+    seconds = tl.autograd.grad(total, wanted, allow_unused=True)
+    second_hosts = iter([None if s is None else _host(s) for s in seconds])
+    grads2 = [next(second_hosts) if x.requires_grad else None for x in leaves]
+    grads2 = [np.zeros(x.shape) if x.requires_grad and g is None else g for x, g in zip(leaves, grads2)]
+
+    def first_order_loss(moved: list[np.ndarray]) -> float:
+        xs = [tl.tensor(x.backend.asarray(np.asarray(h, dtype=_np_dtype(x)), device=x._device),
+                        requires_grad=x.requires_grad) for x, h in zip(leaves, moved)]
+        o = op.call(*xs, **case.kwargs)
+        s = tl.tensor(o.backend.asarray(np.asarray(w, dtype=w_dtype), device=o._device))
+        gs = tl.autograd.grad(o, [x for x in xs if x.requires_grad], s, allow_unused=True)
+        return sum(float(np.real(np.sum(np.conj(u) * _host(g)))) for u, g in zip(us, gs) if g is not None)
+
+    _along(op, case, leaves, first_order_loss, grads2, dtype, op.tolerance("double_backward", dtype, case),
+           "complex second derivative", k=1)
+
+
 def _bound(op: OpInfo, case: Case) -> Any:
     def fn(*xs: Any) -> Any:
         return op.call(*xs, **case.kwargs)
@@ -326,6 +452,8 @@ def _bound(op: OpInfo, case: Case) -> Any:
 
 
 def _check_double_backward(op: OpInfo, case: Case, target: Target, dtype: str) -> None:
+    if case.complex:
+        return _complex_double_backward(op, case, target, dtype)
     hosts = host_inputs(op, case, dtype)
     leaves = _leaves(op, case, target, dtype, hosts)
     tol = op.tolerance("double_backward", dtype, case)

@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,12 @@ Domain = Callable[[np.random.Generator, tuple], np.ndarray]
 
 #: the dtypes a case runs in: float64 is the full tier, float32 the smoke tier
 DTYPES = ("float64", "float32")
+
+#: the complex dtype a complex case runs in, per tier (a case with `complex=True`)
+COMPLEX_OF = {"float64": "complex128", "float32": "complex64"}
+
+#: how many of an entry's cases get a complex twin when the entry says `complex=True`
+COMPLEX_CASES = 2
 
 #: checks that take tolerances (a `Tol` overrides one of them)
 CHECKS = ("forward", "backward", "double_backward", "agreement")
@@ -61,7 +67,10 @@ class Case:
     power); `ieee` marks inputs that make inf or NaN on purpose (log(0)), so
     NumPy's floating-point warnings are silenced for that case. `skips` maps
     a backend to why this case does not run there (as `OpInfo.skips` does
-    for a whole op). `note` says what the case targets.
+    for a whole op). `note` says what the case targets. `complex` makes the
+    inputs complex (real and imaginary parts each drawn from the domain; the
+    float64 tier runs complex128, float32 complex64): the backward is then
+    checked in PyTorch's convention (see `conformance.checks`).
     """
 
     name: str
@@ -80,6 +89,7 @@ class Case:
     ieee: bool = False
     skips: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    complex: bool = False
 
     def domain_of(self, i: int, default: Domain) -> Domain:
         """The input domain of Tensor input `i`."""
@@ -106,6 +116,8 @@ class OpInfo:
     `output_dtype="bool"`/`"int"` says the result is not a float of the
     input's dtype; `same_backend=False` that the result lives elsewhere
     (`to`). `tol` maps a check name, or "check:dtype", to a `Tol`.
+    `complex=True` says the op's gradient is right for complex inputs: the
+    first `COMPLEX_CASES` plain cases run again with complex inputs.
     """
 
     name: str
@@ -124,8 +136,16 @@ class OpInfo:
     tol: dict[str, Tol] = field(default_factory=dict)
     skips: dict[str, str] = field(default_factory=dict)
     area: str = "core"
+    complex: bool = False
 
     def __post_init__(self) -> None:
+        if self.complex:  # the first few plain cases again, with complex inputs (`Case.complex`)
+            plain = [c for c in self.cases if c.raises is None and c.grad_reference is None and not c.forward_only
+                     and c.other_backend is None and not c.complex and not c.kwargs.get("number")]
+            twins = tuple(replace(c, name=f"{c.name}_complex", complex=True,
+                                  note="complex inputs: gradients in PyTorch's convention")
+                          for c in plain[:COMPLEX_CASES])
+            object.__setattr__(self, "cases", self.cases + twins)
         for table in (self.tol, *(case.tol for case in self.cases)):
             for key in table:
                 check, _, dtype = key.partition(":")

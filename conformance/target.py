@@ -48,7 +48,7 @@ class Target:
         if known is None:
             try:
                 info = self.backend.xp.__array_namespace_info__()
-                known = dtype in info.dtypes(device=self.device, kind="real floating")
+                known = dtype in info.dtypes(device=self.device, kind=("real floating", "complex floating"))
             except Exception:  # a namespace without device-aware dtypes: assume yes
                 known = True
             self._dtypes[dtype] = known

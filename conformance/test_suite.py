@@ -229,10 +229,10 @@ def test_run_prints_rows_and_the_summary_line(tmp_path, capsys):
     report_path = tmp_path / "r.json"
     assert cli.main(["--backend", "numpy", "--device", "cpu", "--ops", "exp,sqrt", "--report", str(report_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("exp ") and "10/10" in line for line in lines)
-    assert lines[-1] == "20 passed, 0 failed, 0 skipped"
+    assert any(line.startswith("exp ") and "14/14" in line for line in lines)  # 5 cases, 2 complex twins, 2 dtypes
+    assert lines[-1] == "28 passed, 0 failed, 0 skipped"
     report = json.loads(report_path.read_text())
-    assert report["summary"] == {"passed": 20, "failed": 0, "skipped": 0}
+    assert report["summary"] == {"passed": 28, "failed": 0, "skipped": 0}
     assert {r["op"] for r in report["results"]} == {"exp", "sqrt"}
 
 
@@ -240,7 +240,7 @@ def test_unusable_device_is_skipped_with_its_reason_never_passed(capsys):
     assert cli.main(["--backend", "numpy", "--device", "cuda:0", "--ops", "exp"]) == 0
     out = capsys.readouterr().out
     assert "NumPy arrays live on the cpu" in out
-    assert out.splitlines()[-1] == "0 passed, 0 failed, 10 skipped"
+    assert out.splitlines()[-1] == "0 passed, 0 failed, 14 skipped"
 
 
 def test_a_pattern_matching_nothing_is_an_error(capsys):
@@ -267,9 +267,9 @@ def test_matrix_has_ops_as_rows_and_targets_as_columns(tmp_path):
                run("numpy", "cuda:0", ["float64"], "exp,log", out=io.StringIO())]
     text = render(reports)
     assert "| op | numpy/cpu | numpy/cuda:0 | Function |" in text
-    assert "| `exp` | 5/5 | skipped | Exp |" in text
-    assert "| `log` | 6/6 | skipped | Log |" in text
-    assert "0 passed, 0 failed, 11 skipped" in text
+    assert "| `exp` | 7/7 | skipped | Exp |" in text  # (each with two complex twins)
+    assert "| `log` | 8/8 | skipped | Log |" in text
+    assert "0 passed, 0 failed, 15 skipped" in text
     cli.main(["--matrix", *_dump(tmp_path, reports), "--output", str(tmp_path / "m.md")])
     assert (tmp_path / "m.md").read_text().count("| `exp` |") == 1
 
@@ -281,3 +281,71 @@ def _dump(tmp_path, reports):
         path.write_text(json.dumps(r))
         paths.append(str(path))
     return paths
+
+
+# ------------------------------------------------------------ planted complex bugs
+class SquareWithoutConjugate(Function):
+    """z**2 whose gradient is g * 2z, not PyTorch's g * conj(2z): right for real inputs only."""
+
+    complex_grad = True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.data * a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * (a * 2.0)
+
+
+class ConjWithoutConjugate(Function):
+    """conj(z) whose backward passes g on as it is (the right one conjugates it)."""
+
+    complex_grad = True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.backend.xp.conj(a.data)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class SquareWrongTwice(Function):
+    """z**2 whose first derivative is right and whose second is not (the conjugate's backward is wrong)."""
+
+    complex_grad = True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a.data * a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * ConjWithoutConjugate.apply(a * 2.0)
+
+
+def planted_complex(name, fn):
+    return OpInfo(name, fn.apply, np.square, (Case("vector", ((5,),)),), domain=D.bounded, complex=True)
+
+
+def test_a_complex_gradient_without_the_conjugate_is_caught_in_the_complex_twin_only():
+    op = planted_complex("planted_square", SquareWithoutConjugate)
+    real, twin = op.cases
+    assert twin.name == "vector_complex" and twin.complex
+    assert run_case(op, real, resolve("numpy"), "float64").status == "passed"
+    for dtype in ("float64", "float32"):
+        result = run_case(op, twin, resolve("array_api_strict"), dtype)
+        assert result.status == "failed" and "backward: complex gradient" in result.message, result.message
+
+
+def test_a_wrong_complex_second_derivative_is_caught():
+    op = planted_complex("planted_square", SquareWrongTwice)
+    result = run_case(op, op.cases[1], resolve("numpy"), "float64")
+    assert result.status == "failed" and result.checks[-1] == "double_backward", result.message
+    assert "complex second derivative" in result.message

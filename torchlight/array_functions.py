@@ -1,5 +1,5 @@
 """Free functions over tensors, with PyTorch's names: where, stack, cat (alias concat), maximum,
-minimum, atan2 (alias arctan2), logaddexp, hypot, copysign.
+minimum, atan2 (alias arctan2), logaddexp, hypot, copysign; real, imag, conj, angle.
 
 Each lifts its arguments and calls the Tensor method that does the work
 (`tl.maximum(a, b)` is `a.maximum(b)`, with a number or array on either
@@ -33,6 +33,7 @@ __all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "b
 __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
 __all__ += ["index_select", "take", "take_along_dim"]
+__all__ += ["angle", "conj", "imag", "real"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -512,3 +513,50 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:
         [[2.0], [3.0]]
     """
     return _tensor_of("take_along_dim", input).take_along_dim(indices, dim)
+def _as_tensor(input: Any) -> Tensor:
+    """`input` as a Tensor (a Python number or list, an array); a Tensor as it is."""
+    return input if isinstance(input, Tensor) else tensor(input)
+
+
+def real(input: Any) -> Tensor:
+    """The real part: `input.real` (a real tensor is returned as it is).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.real(tl.tensor([1 + 2j, 3.0])).tolist()
+        [1.0, 3.0]
+    """
+    return _as_tensor(input).real
+
+
+def imag(input: Any) -> Tensor:
+    """The imaginary part: `input.imag` (zeros for a real tensor, as the array API standard).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.imag(tl.tensor([1 + 2j, 3.0])).tolist()
+        [2.0, 0.0]
+    """
+    return _as_tensor(input).imag
+
+
+def conj(input: Any) -> Tensor:
+    """The complex conjugate: `input.conj()` (a real tensor is returned as it is).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.conj(tl.tensor([1 + 2j])).tolist()
+        [(1-2j)]
+    """
+    return _as_tensor(input).conj()
+
+
+def angle(input: Any) -> Tensor:
+    """The argument in radians, in (-pi, pi]: `input.angle()` (0 or pi for a real tensor, as PyTorch).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 4) for v in tl.angle(tl.tensor([1j, -1.0])).tolist()]
+        [1.5708, 3.1416]
+    """
+    return _as_tensor(input).angle()

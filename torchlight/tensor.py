@@ -37,6 +37,7 @@ from torchlight.ops.arithmetic import ArithmeticMethods
 from torchlight.ops.bitwise import BitwiseMethods
 from torchlight.ops.common import _int_side
 from torchlight.ops.comparisons import ComparisonsMethods
+from torchlight.ops.complex_numbers import ComplexNumbersMethods
 from torchlight.ops.copies import Clone, CopiesMethods
 from torchlight.ops.elementwise import ElementwiseMethods
 from torchlight.ops.indexing import IndexingMethods
@@ -89,7 +90,7 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 
 class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods,
              TrigonometricMethods, ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods,
-             CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods,
+             CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods, ComplexNumbersMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
@@ -261,16 +262,33 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
                 self._grad = old + d
 
     def seed_derivative(self, deriv: Any) -> Tensor:
-        """The gradient that starts backward: a number or a root-shaped array/Tensor."""
+        """The gradient that starts backward: a number or a root-shaped array/Tensor.
+
+        As PyTorch: a complex root needs a complex gradient given explicitly (a real number, the
+        implicit 1.0 included, is refused: the loss must be real), and a complex gradient for a
+        real root is refused rather than cast (which would drop its imaginary part).
+        """
+        complex_root = self.backend.is_complex(self.dtype)
         if isinstance(deriv, (int, float)):
+            if complex_root:
+                raise RuntimeError(
+                    f"backward: grad can be implicitly created only for real scalar outputs; this tensor is "
+                    f"{self.dtype}: reduce it to a real loss first (.abs(), .real), or pass a complex gradient"
+                )
             return self._full(self.shape, deriv)
+        if isinstance(deriv, complex):
+            deriv = self.backend.xp.full(self.shape, deriv, device=self._device)
         if not isinstance(deriv, Tensor):
-            deriv = Tensor._wrap(self.backend.asarray(deriv, dtype=self.dtype, device=self._device), self.backend)
+            like = self.dtype if complex_root or not _is_complex_data(deriv) else None
+            deriv = Tensor._wrap(self.backend.asarray(deriv, dtype=like, device=self._device), self.backend)
         if deriv.shape != self.shape:
             raise ValueError(
                 f"backward: the gradient has shape {deriv.shape} but the tensor has shape {self.shape}"
             )
         check_same_backend("backward", self, deriv)
+        if not complex_root and self.backend.is_complex(deriv.dtype):
+            raise RuntimeError(f"backward: the gradient is complex ({deriv.dtype}) but the tensor is real "
+                               f"({self.dtype}): a real output's gradient must be real")
         if deriv.data.dtype != self.data.dtype:
             deriv = deriv.astype(self.dtype)
         return deriv
@@ -604,6 +622,15 @@ def _lone_history() -> int:
     probe = Tensor._wrap(None, None)  # type: ignore[arg-type]
     probe.history = History()
     return _history_references(probe)
+def _is_complex_data(data: Any) -> bool:
+    """Whether a seed given as an array or Python data (not a Tensor) holds complex numbers."""
+    kind = getattr(getattr(data, "dtype", None), "kind", None)
+    if kind is not None:
+        return kind == "c"
+    dtype = getattr(data, "dtype", None)
+    if dtype is not None:  # another library's dtype
+        return "complex" in str(dtype)
+    return np.iscomplexobj(np.asarray(data))
 
 
 def _rebuild(cls: type, backend: Backend, data: Any, requires_grad: bool) -> Tensor:

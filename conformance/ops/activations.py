@@ -12,7 +12,7 @@ import numpy as np
 
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import UNARY, back, sigmoid_ref, unary
+from conformance.ops.common import UNARY, back, complex_twins, sigmoid_ref, unary
 
 OPS: list[OpInfo] = [
     unary("sigmoid", sigmoid_ref, "Sigmoid", cases=UNARY + (
@@ -24,3 +24,6 @@ OPS: list[OpInfo] = [
     back("ReluBack", lambda a, g: np.where(a > 0, g, 0.0), (D.away_from_zero, D.normal)),
     back("SigmoidBack", lambda y, g: g * y * (1.0 - y), (D.normal, D.normal)),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"sigmoid"})

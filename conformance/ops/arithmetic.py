@@ -20,7 +20,7 @@ import numpy as np
 import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import UNARY, binary, binary_errors, off_the_steps, unary
+from conformance.ops.common import UNARY, binary, binary_errors, complex_twins, off_the_steps, unary
 
 
 def pow_zero_base_grads(a: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,3 +118,6 @@ OPS += [
     OpInfo("positive", lambda x: x.positive(), operator.pos, UNARY[:3], method="positive"),
     OpInfo("tl.positive", lambda x: tl.positive(x), operator.pos, UNARY[:3]),
 ]
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                          "__rtruediv__", "__neg__", "neg", "__pow__", "__rpow__"})

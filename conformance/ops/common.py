@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,18 @@ def unary(name: str, ref: Any, function: str, domain: Any = D.normal, cases: tup
                   function=function, **extra)
 
 
+def complex_twins(ops: list[OpInfo], names: set[str]) -> list[OpInfo]:
+    """`ops` with the entries called `names` marked `complex=True` (their gradients are right for complex
+    inputs: the first cases run again with complex inputs, see `OpInfo`); a name that is not there raises."""
+    missing = names - {op.name for op in ops}
+    if missing:
+        raise ValueError(f"complex_twins: no entries {sorted(missing)}")
+    return [replace(op, complex=True) if op.name in names else op for op in ops]
+
+
 def sigmoid_ref(x: np.ndarray) -> np.ndarray:
+    if np.iscomplexobj(x):
+        return 1.0 / (1.0 + np.exp(-x))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.opinfo import Case, OpInfo, Tol
-from conformance.ops.common import UNARY
+from conformance.ops.common import UNARY, complex_twins
 
 OPS: list[OpInfo] = [
     OpInfo("clone", lambda x: x.clone(), np.copy, UNARY, method="clone", function="Clone"),
@@ -29,3 +29,6 @@ OPS: list[OpInfo] = [
         Case("array_api_strict", ((3, 4),), kwargs={"backend": "array_api_strict"}),
     ), method="to", function="To", same_backend=False),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"clone", "to"})

@@ -21,7 +21,17 @@ import numpy as np
 import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import PAIR_SHAPES, UNARY, back, binary_errors, off_the_steps, pair, unary, uniform
+from conformance.ops.common import (
+    PAIR_SHAPES,
+    UNARY,
+    back,
+    binary_errors,
+    complex_twins,
+    off_the_steps,
+    pair,
+    unary,
+    uniform,
+)
 
 
 def lattice(offset: float) -> Any:
@@ -220,3 +230,5 @@ OPS += [
            NEXTAFTER_CASES[:3] + (Case("number_left", ((3, 4),), kwargs={"left": 0.5}),), differentiable=False,
            output_dtype="float"),
 ]
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"exp", "log", "sqrt", "inv", "abs", "__abs__", "log1p", "expm1", "log2", "log10", "square"})

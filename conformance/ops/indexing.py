@@ -17,6 +17,7 @@ import numpy as np
 
 import torchlight as tl
 from conformance.opinfo import Case, OpInfo
+from conformance.ops.common import complex_twins
 from torchlight.autograd import functions as F
 
 
@@ -30,7 +31,7 @@ def as_key(x: Any, key: Any) -> Any:
 
 
 def scatter_ref(g: np.ndarray, shape: tuple, key: Any) -> np.ndarray:
-    out = np.zeros(shape)
+    out = np.zeros(shape, dtype=g.dtype)
     np.add.at(out, key, g)
     return out
 
@@ -198,3 +199,5 @@ OPS += [
            lambda x, indices, dim=None: tl.take_along_dim(x, tl.tensor(_index(x, indices)), dim), take_along_ref,
            TAKE_ALONG_CASES[:4], function="TakeAlongAxis"),
 ]
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"__getitem__"})

@@ -2,8 +2,8 @@
 
 Example:
     >>> from conformance.ops.linear_algebra import OPS
-    >>> [op.name for op in OPS], OPS[0].cases[-1].name
-    (['__matmul__', '__rmatmul__'], 'zero_dim')
+    >>> [op.name for op in OPS], [case.name for case in OPS[0].cases][-3:]
+    (['__matmul__', '__rmatmul__'], ['zero_dim', 'mat_mat_complex', 'vec_mat_complex'])
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.opinfo import Case, OpInfo
+from conformance.ops.common import complex_twins
 
 OPS: list[OpInfo] = [
     OpInfo("__matmul__", lambda a, b: a @ b, np.matmul,
@@ -34,3 +35,6 @@ OPS: list[OpInfo] = [
            (Case("mat_mat", ((3, 4), (4, 2))), Case("vec_mat", ((4,), (4, 3)))),
            method="__rmatmul__", function="MatMul"),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"__matmul__", "__rmatmul__"})

@@ -20,6 +20,7 @@ import numpy as np
 
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
+from conformance.ops.common import complex_twins
 from torchlight.autograd import functions as F
 
 
@@ -254,3 +255,6 @@ OPS: list[OpInfo] = [
             Case("shape_mismatch", ((3,), (4,)), raises=ValueError, match="mse_loss: input shape (3,)")),
            method="mse_loss", function=("Sub", "Mul", "Sum")),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"sum", "mean", "prod", "cumsum", "ReverseCumsum"})

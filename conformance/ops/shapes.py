@@ -19,6 +19,7 @@ import numpy as np
 
 import torchlight as tl
 from conformance.opinfo import Case, OpInfo
+from conformance.ops.common import complex_twins
 from torchlight.autograd import functions as F
 
 
@@ -363,3 +364,5 @@ OPS += [
         Case("bad_indexing", ((2,), (3,)), kwargs={"indexing": "ji"}, raises=ValueError, match="meshgrid: indexing"),
     ), function=("Reshape", "BroadcastView", "Stack")),
 ]
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"permute", "T", "reshape", "expand", "flip", "roll", "tile", "tl.stack", "tl.cat", "SumTo"})

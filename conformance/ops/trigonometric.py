@@ -18,7 +18,7 @@ import numpy as np
 
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
-from conformance.ops.common import back, pair, unary, uniform
+from conformance.ops.common import back, complex_twins, pair, unary, uniform
 
 ALIAS_CASES = (Case("1d", ((5,),)), Case("batched", ((2, 3, 4),)))
 
@@ -62,3 +62,7 @@ OPS: list[OpInfo] = [
     pair("arctan2", np.arctan2, "Atan2", True, ATAN2_DOMAIN, raised_as="atan2"),
     pair("arctan2", np.arctan2, "Atan2", False, ATAN2_DOMAIN, raised_as="atan2"),
 ]
+
+# gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
+OPS = complex_twins(OPS, {"sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
+                          "atanh"})

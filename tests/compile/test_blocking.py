@@ -269,6 +269,7 @@ EXTRA_ARGS = {"PiecewiseConstant": ("floor",), "Clamp": (0.7, 1.5)}
 NOT_ELEMENTWISE = {
     "AsType": "its second argument is a dtype, not a tensor: the probe passes a tensor there and proves nothing",
     "SumTo": "it sums down to its second argument's shape: the identity only where the shapes agree, as here",
+    "Imag": "of a real tensor it is new zeros, as the probe sees; of a complex one NumPy's imag is a view",
 }
 
 

@@ -37,6 +37,7 @@ from torchlight.nn.ops import window_count  # noqa: F401
 from torchlight.ops import (
     activations,
     arithmetic,
+    complex_numbers,
     copies,
     elementwise,
     indexing,
@@ -60,7 +61,7 @@ if TYPE_CHECKING:  # (for the type checker only: it cannot see the names `global
 #: the modules that define built-in Functions: each Function is gathered from where it is defined,
 #: so a new op needs no line here (and this module cannot fall behind the op library)
 MODULES = (arithmetic, linear_algebra, elementwise, activations, trigonometric, reductions, shapes, indexing, copies,
-           scalar_map, writes, _nn_ops)
+           scalar_map, writes, complex_numbers, _nn_ops)
 
 
 def _defined_in(module: ModuleType) -> dict[str, type]:

@@ -77,6 +77,7 @@ class Backend:
         self.device = device
         self._rng: Any = None
         self._float_cache: dict[Any, bool] = {}
+        self._complex_cache: dict[Any, bool] = {}
         self._dtype_cache: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
@@ -199,6 +200,14 @@ class Backend:
         if known is None:
             known = bool(self.xp.isdtype(dtype, ("real floating", "complex floating")))
             self._float_cache[dtype] = known
+        return known
+
+    def is_complex(self, dtype: Any) -> bool:
+        """Whether `dtype` is a complex floating dtype (cached: the ops' backward asks it to conjugate)."""
+        known = self._complex_cache.get(dtype)
+        if known is None:
+            known = bool(self.xp.isdtype(dtype, "complex floating"))
+            self._complex_cache[dtype] = known
         return known
 
     def default_float(self, device: Any = None) -> Any:

@@ -40,7 +40,12 @@ def outside_signature(tensors: list[Tensor], modules: list[Module]) -> tuple:
 
 
 class Replay(Function):
-    """A compiled program as one node of the caller's graph."""
+    """A compiled program as one node of the caller's graph.
+
+    `complex_grad`: the program replays the backward of the ops it recorded, each of which refused a
+    complex input that requires grad when it was recorded unless its own gradient is right for it.
+    """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, program: Program, *tensors: Tensor) -> Any:

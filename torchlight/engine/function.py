@@ -253,7 +253,7 @@ class History:
             if reshape:
                 g = g._sum_to(tuple(ref.shape), fn.__name__)
             if data.dtype != ref.dtype:
-                g = g.astype(ref.dtype)
+                g = g._gradient_as(ref.dtype)  # (a complex gradient of a real input: its real part)
             pairs.append((inp, g))
         return pairs
 
@@ -296,6 +296,14 @@ class Function:
       read by nothing else (NumPy's reuse of a temporary, across a graph).
     - `kernel` (None): the op as a function of two arrays (`operator.add`),
       which the Tensor operators call directly when nothing is recorded.
+    - `complex_grad` (False): the backward is right for complex inputs, in
+      PyTorch's convention (for a real loss L, a complex input's gradient is
+      the conjugate Wirtinger derivative 2 dL/d(conj z); a holomorphic f's
+      vjp is `g * conj(f'(z))`), and checked against PyTorch. Without it, a
+      complex input that requires grad is refused with a TypeError naming
+      the op when the op is recorded (a user's Function that handles complex
+      inputs says `complex_grad = True`). Read only for an op that lacks it,
+      so real dtypes on the ops that have it pay nothing.
     - `_shares_context` (False, never inherited): the backward reads nothing
       of its context but `needs_input_grad` (Add's `return g, g`), so every
       such op of a graph shares one context per pattern: a built-in's
@@ -307,6 +315,7 @@ class Function:
     overwrites: tuple[int, ...] = ()
     forward_into: Any = None
     kernel: Any = None
+    complex_grad = False
     _shares_context = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -420,11 +429,23 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
     except AttributeError:
         raise TypeError(_not_an_array(cls, "forward", data)) from None
+    if not cls.complex_grad:  # (an op whose backward is right for complex inputs skips the look)
+        _refuse_complex(cls, parents, data.dtype, backend)
     if cls.saves_output:
         ctx._output_data = data  # (Context.keep_output, inlined: this runs once per exp, tanh, ...)
         ctx._history_ref = weakref.ref(history)
         ctx._maker = type(result)
     return result
+
+
+def _refuse_complex(cls: type[Function], parents: tuple, dtype: Any, backend: Any) -> None:
+    """The TypeError for an op without `complex_grad` that an input requiring grad reaches as a
+    complex tensor, or whose result (`dtype`, recorded) is complex: a real input that met a complex one."""
+    dtypes = [dtype] + [p.dtype for p in parents]
+    if any(backend.is_complex(d) for d in dtypes):
+        raise TypeError(f"{cls.__name__}: gradients of complex inputs are not implemented (a complex tensor "
+                        "that requires grad meets this op); detach it, or use ops with complex gradients "
+                        "(docs/decisions.md, 'Complex numbers')")
 
 
 def _not_an_array(fn: Any, method: str, value: Any) -> str:

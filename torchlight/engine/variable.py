@@ -14,7 +14,9 @@ A Variable has `data` (an array of its `backend`), `backend`,
   around an array, the result of a forward or a backward;
 - `_sum_to(shape, op)`: this gradient summed back to `shape` (undoing a
   broadcast), differentiably;
-- `astype(dtype)`: this gradient cast to another dtype, differentiably.
+- `astype(dtype)`: this gradient cast to another dtype, differentiably;
+  `_gradient_as(dtype)`, what the chain rule calls, is `astype` but for a
+  complex gradient of a real input, which keeps its real part.
 
 The graph walk (`topological_sort`, `backpropagate`) needs less: see
 `torchlight.engine.graph`.
@@ -64,3 +66,8 @@ class Variable:
     def astype(self, dtype: Any) -> Variable:
         """This gradient cast to `dtype`."""
         raise NotImplementedError
+
+    def _gradient_as(self, dtype: Any) -> Variable:
+        """This gradient cast to its input's `dtype`, differentiably: a complex gradient of a
+        real input is its real part (what a real input gets where it meets a complex one)."""
+        return self.astype(dtype)

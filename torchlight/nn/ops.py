@@ -21,6 +21,7 @@ from torchlight import grad_mode
 from torchlight.engine import Context, Function
 from torchlight.ops.activations import Sigmoid
 from torchlight.ops.common import _const, mean_scale
+from torchlight.ops.complex_numbers import conj
 from torchlight.ops.indexing import Gather, one_hot
 from torchlight.ops.reductions import Softmax
 
@@ -96,6 +97,7 @@ class Linear(Function):
     The backward: g @ weight for x, g^T x (over every leading axis) for the
     weight, g for the bias (the engine sums it down to the bias's shape).
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, x: Any, weight: Any, bias: Any) -> Any:
@@ -115,8 +117,8 @@ class Linear(Function):
         gw = None
         if need_w:
             rows_g, rows_x = (g, x) if g.ndim == 2 else (g.reshape((-1, g.shape[-1])), x.reshape((-1, x.shape[-1])))
-            gw = rows_g.mT @ rows_x
-        return (g @ weight if need_x else None), gw, (g if need_b else None)
+            gw = rows_g.mT @ conj(rows_x)
+        return (g @ conj(weight) if need_x else None), gw, (g if need_b else None)
 
 
 class Softplus(Function):
@@ -230,6 +232,7 @@ class Pad(Function):
     library's arrays are writeable, else (JAX) built by concatenation; the
     backward slices the padding off again.
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Any, pads: tuple[tuple[int, int], ...], value: float) -> Any:

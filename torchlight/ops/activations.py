@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight.engine import Context, Function
 from torchlight.ops.common import _const, _exp_limit
+from torchlight.ops.complex_numbers import refuse_complex
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 
 class Sigmoid(Function):
-    """1 / (1 + exp(-x)), computed without overflow for large |x|.
+    """1 / (1 + exp(-x)), computed without overflow for large |x| (a complex z: as written).
+
+    The gradient is g * conj(y (1 - y)) (SigmoidBack for real x, composed for complex z).
 
     As e / (1 + e) with e = exp(min(x, L)), L = log(dtype max) - 1: e never
     overflows, and every x above L (87.7 in float32, 708.8 in float64) gives
@@ -34,18 +37,25 @@ class Sigmoid(Function):
     """
     elementwise = True
     saves_output = True  # its backward reads ctx.output
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Any:
         xp = a.backend.xp
         x = a.data
-        e = xp.exp(xp.minimum(x, _exp_limit(xp, x.dtype)))
+        limit = _exp_limit(xp, x.dtype)
+        if limit != limit:  # NaN: a complex dtype, which has no order to clip by
+            return 1.0 / (xp.exp(-x) + 1.0)
+        e = xp.exp(xp.minimum(x, limit))
         e /= e + 1.0  # e is this op's own array: updated in place
         return e
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return SigmoidBack.apply(ctx.output, g)
+        y = ctx.output
+        if y.backend.is_complex(y.dtype):  # composed (SigmoidBack is real): g * conj(y (1 - y))
+            return g * (y * (1.0 - y)).conj()
+        return SigmoidBack.apply(y, g)
 
 
 class SigmoidBack(Function):
@@ -126,5 +136,6 @@ class ActivationsMethods:
         return Sigmoid.apply(self)
 
     def relu(self: Tensor) -> Tensor:
-        """max(x, 0); the gradient at 0 is 0 (as PyTorch)."""
+        """max(x, 0); the gradient at 0 is 0 (as PyTorch); a complex input is refused (no order)."""
+        refuse_complex("relu", self)
         return ReLU.apply(self)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from torchlight import grad_mode
 from torchlight.engine import Context, Function, record_pair
 from torchlight.ops.common import _const, broadcast_shapes
+from torchlight.ops.complex_numbers import conj, is_complex, refuse_complex
 from torchlight.ops.indexing import Where
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
 
 
 class Add(Function):
+    complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.add)  # the array op; the Tensor operator calls it directly when nothing records
@@ -94,6 +96,7 @@ class Add(Function):
 
 
 class Sub(Function):
+    complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
     kernel = staticmethod(operator.sub)
@@ -116,6 +119,7 @@ class Sub(Function):
 
 
 class Mul(Function):
+    complex_grad = True
     elementwise = True
     kernel = staticmethod(operator.mul)
 
@@ -136,10 +140,11 @@ class Mul(Function):
     def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (g * b if need_a else None), (g * a if need_b else None)
+        return (g * conj(b) if need_a else None), (g * conj(a) if need_b else None)
 
 
 class Div(Function):
+    complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
     kernel = staticmethod(operator.truediv)
@@ -160,11 +165,13 @@ class Div(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> tuple:
         (b,) = ctx.saved_tensors
-        ga = g / b
-        return (ga if ctx.needs_input_grad[0] else None), (-(ga * ctx.output) if ctx.needs_input_grad[1] else None)
+        ga = g / conj(b)
+        gb = -(ga * conj(ctx.output)) if ctx.needs_input_grad[1] else None
+        return (ga if ctx.needs_input_grad[0] else None), gb
 
 
 class Neg(Function):
+    complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
 
@@ -189,6 +196,7 @@ class Pow(Function):
     Negative bases follow NumPy (NaN for a fractional p); the gradient in the
     base is 0 where p == 0, and in the exponent 0 where a == 0 (PyTorch).
     """
+    complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
 
@@ -200,6 +208,8 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> tuple:
         a, p = ctx.saved_tensors
+        if is_complex(a) or (getattr(p, "_is_tensor", False) and is_complex(p)):
+            return _complex_pow_backward(ctx, g, a, p)
         ga = gp = None
         if ctx.needs_input_grad[0]:
             if not getattr(p, "_is_tensor", False):  # (a NumPy scalar has a .data too)
@@ -219,6 +229,29 @@ class Pow(Function):
         return ga, gp
 
 
+def _complex_pow_backward(ctx: Context, g: Tensor, a: Any, p: Any) -> tuple:
+    """Pow's gradients where the result is complex (PyTorch's): g * conj(p a**(p - 1)) for the base
+    (0 where p == 0), g * conj(a**p log a) for the exponent (0 where a == 0)."""
+    ga = gp = None
+    tensor_p = getattr(p, "_is_tensor", False)
+    if ctx.needs_input_grad[0]:
+        if not tensor_p:
+            ga = g * 0.0 if p == 0 else g * conj(a ** (p - 1) * p)
+        else:
+            xp = p.backend.xp
+            nonzero = _const(p, p.data != xp.zeros_like(p.data))
+            safe_p = Where.apply(nonzero, p, _const(p, xp.ones_like(p.data)))
+            ga = g * conj(a ** (safe_p - 1.0) * p)
+    if tensor_p and ctx.needs_input_grad[1]:
+        xp = a.backend.xp
+        out = ctx.output
+        z = a if is_complex(a) else a.astype(out.dtype)  # (the complex log of a negative base)
+        nonzero = _const(z, z.data != xp.zeros_like(z.data))
+        safe = Where.apply(nonzero, z, _const(z, xp.ones_like(z.data)))
+        gp = g * conj(out * safe.log())
+    return ga, gp
+
+
 class FloorDivide(Function):
     """`a // b`, floor(a / b) computed exactly (the arrays' `//`: the standard's `floor_divide`), broadcasting.
 
@@ -233,6 +266,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
+        refuse_complex("floor_divide", a, b)
         return FloorDivide.kernel(a.data, b.data)
 
     @staticmethod
@@ -255,6 +289,7 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
+        refuse_complex("remainder", a, b)
         ctx.save_for_backward(a, b)
         return Remainder.kernel(a.data, b.data)
 

@@ -104,14 +104,19 @@ def _exp_limit(xp: Any, dtype: Any) -> float:
     """log(the largest finite value of `dtype`) - 1: exp of anything up to it is finite.
 
     An integer dtype (whose exp is float32 or float64) gets float32's limit,
-    which is safe and large enough for both. Cached per (namespace, dtype):
-    dtypes of different libraries must not meet in one comparison.
+    which is safe and large enough for both; a complex dtype gets NaN (it
+    has no order to clip by: the caller takes another formula). Cached per
+    (namespace, dtype): dtypes of different libraries must not meet in one
+    comparison.
     """
     key = (xp, dtype)
     limit = _EXP_LIMITS.get(key)
     if limit is None:
-        floating = xp.isdtype(dtype, "real floating")
-        limit = math.log(float(xp.finfo(dtype if floating else xp.float32).max)) - 1.0
+        if xp.isdtype(dtype, "complex floating"):
+            limit = math.nan
+        else:
+            floating = xp.isdtype(dtype, "real floating")
+            limit = math.log(float(xp.finfo(dtype if floating else xp.float32).max)) - 1.0
         _EXP_LIMITS[key] = limit
     return limit
 
@@ -157,11 +162,13 @@ def binary(op: str, fn: Any, a: Tensor, other: Any) -> Tensor:
 
 
 def unary_op(name: str, array_name: str, vjp: Callable[[Any, Any], Any], doc: str, *,
-             of_output: bool = False) -> type[Function]:
+             of_output: bool = False, complex_grad: bool = False) -> type[Function]:
     """A uniform elementwise op as one table row (JAX's `standard_unop` with its derivative rule):
     the Function `name` runs the namespace's `array_name` and its backward is `vjp(g, x)`, written
     in Tensor ops of the incoming gradient `g` and the op's input `x` (or, with `of_output`, its
     result `y`, which the context then keeps), so that the backward is differentiable in turn.
+    `complex_grad` says the vjp is right for complex inputs too (`g * conj(f'(z))`: see
+    `torchlight.ops.complex_numbers`).
 
     The class is defined in the module whose table holds the row (as `collections.namedtuple` does),
     so it is found, named and pickled there like a hand-written one.
@@ -191,5 +198,6 @@ def unary_op(name: str, array_name: str, vjp: Callable[[Any, Any], Any], doc: st
 
     module = sys._getframe(1).f_globals.get("__name__", __name__)
     namespace = {"__doc__": doc, "__module__": module, "__qualname__": name, "elementwise": True,
-                 "saves_output": of_output, "forward": staticmethod(forward), "backward": staticmethod(backward)}
+                 "saves_output": of_output, "complex_grad": complex_grad, "forward": staticmethod(forward),
+                 "backward": staticmethod(backward)}
     return type(name, (Function,), namespace)

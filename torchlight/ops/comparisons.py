@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight.backends.checks import check_same_backend
 from torchlight.ops.common import _int_side, broadcast_shapes
+from torchlight.ops.complex_numbers import refuse_complex
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 
 # what each comparison says of every element when the number is above the dtype's range
+#: the comparisons that need an order, which complex numbers lack (the standard's: real inputs only)
+_ORDERED = {"__lt__": "less", "__le__": "less_equal", "__gt__": "greater", "__ge__": "greater_equal"}
 _ABOVE_RANGE = {"__lt__": True, "__le__": True, "__ne__": True, "__gt__": False, "__ge__": False, "__eq__": False}
 
 
@@ -37,6 +40,8 @@ class ComparisonsMethods:
                 return self._wrap(self.backend.xp.full(self.shape, answer, dtype=self.backend.xp.bool,
                                                          device=self._device), self.backend)
         other = self._lift(other)
+        if op in _ORDERED:
+            refuse_complex(_ORDERED[op], self, other)
         check_same_backend(op, self, other)
         if self.data.shape != other.data.shape:
             broadcast_shapes(op, self.shape, other.shape)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 class Clone(Function):
+    complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
 
@@ -34,6 +35,9 @@ class Clone(Function):
 
 
 class AsType(Function):
+    """A cast; the gradient is cast back (a real input's gradient from a complex result is its real part)."""
+    complex_grad = True
+
     @staticmethod
     def forward(ctx: Context, a: Tensor, dtype: Any) -> Any:
         ctx.save_for_backward(a.dtype)
@@ -42,11 +46,12 @@ class AsType(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> tuple:
         (dtype,) = ctx.saved_tensors
-        return AsType.apply(g, dtype), None
+        return g._gradient_as(dtype), None
 
 
 class To(Function):
     """Move to another backend and/or device (DLPack where possible)."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, backend: Any, device: Any) -> Any:
@@ -80,5 +85,9 @@ class CopiesMethods:
     def astype(self: Tensor, dtype: Any) -> Tensor:
         """A copy with another dtype (differentiable between float dtypes;
         a cast to an integer or boolean dtype has no gradient, as PyTorch)."""
-        out = AsType.apply(self, self.backend.resolve_dtype(dtype))
+        dtype = self.backend.resolve_dtype(dtype)
+        if self.backend.is_complex(self.dtype) and not self.backend.is_complex(dtype):
+            raise TypeError(f"astype: a cast of complex {self.dtype} to {dtype} would discard the imaginary part, "
+                            "which the array API standard does not permit: take .real (or .abs()) first")
+        out = AsType.apply(self, dtype)
         return out if not out.requires_grad or self.backend.is_floating(out.dtype) else out.detach()

@@ -22,6 +22,7 @@ from torchlight.backends.checks import check_same_backend
 from torchlight.engine import Context, Function, Variable
 from torchlight.ops.activations import Sigmoid
 from torchlight.ops.common import _const, _int_side, _safe_reciprocal, binary, broadcast_shapes, unary_op
+from torchlight.ops.complex_numbers import Conj, conj, is_complex, refuse_complex, refuse_complex_grad
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
@@ -34,6 +35,7 @@ def _check_floating_pair(op: str, a: Tensor, other: Any) -> None:
         if isinstance(x, Variable) and not x.backend.is_floating(x.dtype):
             raise TypeError(f"{op}: the inputs must have a floating-point dtype, not {x.dtype} "
                             "(cast with .astype first)")
+    refuse_complex(op, a, other)
 
 
 def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
@@ -58,6 +60,7 @@ def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
 
 
 class Exp(Function):
+    complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
     overwrites = (0,)
@@ -72,10 +75,11 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return g * ctx.output
+        return g * conj(ctx.output)
 
 
 class Log(Function):
+    complex_grad = True
     elementwise = True
 
     @staticmethod
@@ -86,7 +90,13 @@ class Log(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
-        return LogBack.apply(a, g)
+        return _log_backward(a, g)
+
+
+def _log_backward(a: Tensor, g: Tensor) -> Tensor:
+    """g / conj(a), the backward of log: LogBack for real a (differentiable in both), composed
+    of Conj and Div for complex a (whose own backwards then give the second derivatives)."""
+    return g / Conj.apply(a) if is_complex(a) else LogBack.apply(a, g)
 
 
 class LogBack(Function):
@@ -106,6 +116,7 @@ class LogBack(Function):
 
 
 class Inv(Function):
+    complex_grad = True
     elementwise = True
 
     @staticmethod
@@ -116,6 +127,8 @@ class Inv(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
+        if is_complex(a):
+            return -(g / Conj.apply(a * a))
         return InvBack.apply(a, g)
 
 
@@ -136,6 +149,7 @@ class InvBack(Function):
 
 
 class Sqrt(Function):
+    complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
 
@@ -145,11 +159,12 @@ class Sqrt(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return g / (ctx.output * 2.0)
+        return g / conj(ctx.output * 2.0)
 
 
 class Abs(Function):
-    """|x|, with abs'(0) = 0 (as PyTorch)."""
+    """|x|, with abs'(0) = 0 (as PyTorch); of a complex z, the gradient is g z / |z| (0 at 0)."""
+    complex_grad = True
     elementwise = True
 
     @staticmethod
@@ -160,6 +175,8 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
+        if is_complex(a):  # z / |z|, in Tensor ops: differentiable again
+            return g * (a * _safe_reciprocal(Abs.apply(a)))
         if grad_mode.is_grad_enabled():  # create_graph: sign(a) stays connected to a, with derivative 0 (as PyTorch)
             return g * PiecewiseConstant.apply(a, "sign")
         return g * _const(a, a.backend.xp.sign(a.data))
@@ -213,16 +230,17 @@ class Clamp(Function):
 
 
 # The uniform ops, one row each (see `unary_op`)
-Log1p = unary_op("Log1p", "log1p", lambda g, x: LogBack.apply(x + 1.0, g),
-                 "log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack).")
-Expm1 = unary_op("Expm1", "expm1", lambda g, y: g * (y + 1.0),
+Log1p = unary_op("Log1p", "log1p", lambda g, x: _log_backward(x + 1.0, g),
+                 "log(1 + x), accurate for small |x|; the gradient is g / (1 + x) (LogBack).", complex_grad=True)
+Expm1 = unary_op("Expm1", "expm1", lambda g, y: g * conj(y + 1.0),
                  "exp(x) - 1, accurate for small |x|; its derivative expm1(x) + 1 is read from the output.",
-                 of_output=True)
-Square = unary_op("Square", "square", lambda g, x: g * (x * 2.0), "x * x; the gradient 2x.")
+                 of_output=True, complex_grad=True)
+Square = unary_op("Square", "square", lambda g, x: g * conj(x * 2.0), "x * x; the gradient 2x.", complex_grad=True)
 
 
 class Log2(Function):
     """log2(x); the gradient is g / (x ln 2) (LogBack, scaled). Log10 shares it."""
+    complex_grad = True
     elementwise = True
 
     base = 2.0
@@ -235,10 +253,11 @@ class Log2(Function):
     @classmethod
     def backward(cls, ctx: Context, g: Any) -> Any:
         (a,) = ctx.saved_tensors
-        return LogBack.apply(a, g) * (1.0 / math.log(cls.base))
+        return _log_backward(a, g) * (1.0 / math.log(cls.base))
 
 
 class Log10(Log2):
+    complex_grad = True
     elementwise = True
     base = 10.0
 
@@ -409,23 +428,29 @@ class ElementwiseMethods:
         return Square.apply(self)
 
     def sign(self: Tensor) -> Tensor:
-        """-1, 0 or 1 by the sign of each element; the gradient is 0 everywhere (as PyTorch)."""
+        """-1, 0 or 1 by the sign of each element; the gradient is 0 everywhere (as PyTorch). Of a
+        complex z, z / |z| (the standard's), whose gradient is not implemented."""
+        refuse_complex_grad("sign", self)
         return PiecewiseConstant.apply(self, "sign")
 
     def floor(self: Tensor) -> Tensor:
         """Rounded down; the gradient is 0 everywhere (as PyTorch); an integer tensor stays as it is."""
+        refuse_complex("floor", self)
         return PiecewiseConstant.apply(self, "floor")
 
     def ceil(self: Tensor) -> Tensor:
         """Rounded up; the gradient is 0 everywhere (as PyTorch)."""
+        refuse_complex("ceil", self)
         return PiecewiseConstant.apply(self, "ceil")
 
     def round(self: Tensor) -> Tensor:
         """Rounded to the nearest integer, halves to even (as NumPy and PyTorch); the gradient is 0."""
+        refuse_complex_grad("round", self)
         return PiecewiseConstant.apply(self, "round")
 
     def trunc(self: Tensor) -> Tensor:
         """Rounded toward zero; the gradient is 0 everywhere (as PyTorch)."""
+        refuse_complex("trunc", self)
         return PiecewiseConstant.apply(self, "trunc")
 
     def clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -444,6 +469,7 @@ class ElementwiseMethods:
         """
         if min is None and max is None:
             raise ValueError("clamp: give at least one of min and max")
+        refuse_complex("clamp", self, min, max)
         lo, hi = _clamp_bound(self, min, below=True), _clamp_bound(self, max, below=False)
         for bound in (lo, hi):
             if isinstance(bound, Variable):
@@ -468,10 +494,12 @@ class ElementwiseMethods:
             >>> a.grad.tolist(), b.grad.tolist()
             ([0.0, 1.0, 0.5], [1.0, 0.0, 0.5])
         """
+        refuse_complex("maximum", self, other)
         return binary("maximum", Maximum, self, other)
 
     def minimum(self: Tensor, other: Any) -> Tensor:
         """The elementwise minimum with `other`; ties split the gradient as in `maximum`."""
+        refuse_complex("minimum", self, other)
         return binary("minimum", Minimum, self, other)
 
     def logaddexp(self: Tensor, other: Any) -> Tensor:
@@ -490,6 +518,7 @@ class ElementwiseMethods:
             >>> a.grad.tolist()
             [1.0, 0.5]
         """
+        refuse_complex("logaddexp", self, other)
         return binary("logaddexp", LogAddExp, self, other)
 
     def hypot(self: Tensor, other: Any) -> Tensor:

@@ -31,6 +31,7 @@ def one_hot(index: Any, n: int, axis: int, like: Any) -> Any:
 
 class Where(Function):
     """`where(cond, a, b)`: the gradient goes to a where cond, else to b."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, cond: Tensor, a: Tensor, b: Tensor) -> Any:
@@ -53,6 +54,7 @@ class Gather(Function):
     backend's `scatter_add`: `np.add.at` on NumPy, a portable sort-based
     segment sum elsewhere).
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, key: Any) -> Any:
@@ -67,6 +69,7 @@ class Gather(Function):
 
 class GatherBack(Function):
     """zeros(shape) with g added at `key`: the transpose of Gather."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, g: Tensor, shape: tuple[int, ...], key: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine import Context, Function
 from torchlight.ops.common import broadcast_shapes
+from torchlight.ops.complex_numbers import conj
 from torchlight.ops.shapes import sum_to
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def matmul(a: Any, b: Any) -> Any:
 
 class MatMul(Function):
     """`a @ b` with the array-API shape rules (1-d operands included)."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, b: Tensor) -> Any:
@@ -53,6 +55,7 @@ class MatMul(Function):
     def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        a, b = conj(a), conj(b)  # (the identity for real tensors: g @ conj(b).mT, conj(a).mT @ g)
         if a.ndim == 1 and b.ndim == 1:
             return (g * b if need_a else None), (g * a if need_b else None)
         if a.ndim == 1:

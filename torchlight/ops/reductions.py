@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from torchlight import grad_mode
 from torchlight.engine import Context, Function
 from torchlight.ops.common import _const, _one_dim, _safe_reciprocal, mean_scale, normalize_dims
+from torchlight.ops.complex_numbers import conj, refuse_complex
 from torchlight.ops.indexing import Where
 from torchlight.ops.shapes import BroadcastView, Permute, Reshape
 
@@ -87,8 +88,10 @@ def _prod_of_others_array(a: Any, dims: tuple[int, ...]) -> Any:
     regular = xp.where(xp.logical_or(zero, xp.logical_or(inf, nan)), const(1.0), x)
     rest = xp.prod(regular, axis=dims, keepdims=True) / regular
 
+    counts = xp.real(x).dtype if a.backend.is_complex(x.dtype) else x.dtype  # (counts: a real dtype)
+
     def others(mask: Any) -> Any:  # how many of the other elements of each slice are in `mask`
-        m = xp.astype(mask, x.dtype)
+        m = xp.astype(mask, counts)
         return xp.sum(m, axis=dims, keepdims=True) - m
 
     zeros, infs, nans, negative = others(zero), others(inf), others(nan), others(x == -math.inf)
@@ -120,9 +123,11 @@ def _floating(x: Tensor) -> Tensor:
 
 
 def _check_floating(op: str, x: Tensor) -> None:
-    """A TypeError unless `x` is floating: an integer x - max wraps around (uint8: 0 - 1 = 255)."""
+    """A TypeError unless `x` is real floating: an integer x - max wraps around (uint8: 0 - 1 = 255),
+    and a complex one has no max to shift by."""
     if not x.backend.is_floating(x.dtype):
         raise TypeError(f"{op}: the input must have a floating-point dtype, not {x.dtype}")
+    refuse_complex(op, x)
 
 
 def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
@@ -130,6 +135,7 @@ def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
 
     An empty tensor reduced over non-empty dims is fine: `zeros(2, 0).max(0)` has shape (0,).
     """
+    refuse_complex(op, x)
     dims = normalize_dims(dim, x.ndim)
     empty = next((d for d in dims if x.shape[d] == 0), None)
     if empty is not None:
@@ -148,6 +154,7 @@ def _norm_order(p: Any) -> float:
 
 
 class Sum(Function):
+    complex_grad = True
     @staticmethod
     def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
         ctx.save_for_backward(a.shape, dims, keepdim)
@@ -287,6 +294,7 @@ class Prod(Function):
     again over the last axis, so second derivatives are right at zeros too,
     at n times the memory of the slice.
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:
@@ -298,11 +306,12 @@ class Prod(Function):
         a, dims = ctx.saved_tensors
         g = g.reshape(_kept_shape(a.shape, dims))
         others = _prod_of_others(a, dims) if grad_mode.is_grad_enabled() else _const(a, _prod_of_others_array(a, dims))
-        return g * others, None, None
+        return g * conj(others), None, None
 
 
 class Cumsum(Function):
     """The running sum along `axis`; the backward is the reversed running sum of g."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, axis: int) -> Any:
@@ -316,6 +325,7 @@ class Cumsum(Function):
 
 class ReverseCumsum(Function):
     """The running sum along `axis` from the end (Cumsum's backward; its own backward is Cumsum)."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, g: Tensor, axis: int) -> Any:
@@ -395,6 +405,7 @@ class ReductionsMethods:
             >>> round(float(x.var()), 4), [round(v, 4) for v in x.grad.tolist()]
             (2.3333, [-0.8889, -0.2222, 1.1111])
         """
+        refuse_complex("var", self)
         return Var.apply(_floating(self), normalize_dims(dim, self.ndim), keepdim, correction)
 
     def prod(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -413,6 +424,7 @@ class ReductionsMethods:
             correction: float = 1) -> Tensor:
         """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
         equal (std 0) the gradient is 0, as PyTorch; an integer tensor's std is a float, as var's."""
+        refuse_complex("std", self)
         return Std.apply(_floating(self), normalize_dims(dim, self.ndim), keepdim, correction)
 
     def logsumexp(self: Tensor, dim: int | Sequence[int] | None, keepdim: bool = False) -> Tensor:
@@ -445,6 +457,8 @@ class ReductionsMethods:
             ([[0.6, -0.8], [0.0, 0.0]], 4.0)
         """
         p = _norm_order(p)
+        if self.backend.is_complex(self.dtype):  # the norm of the moduli (their gradients are Abs's)
+            return self.abs().norm(p, dim, keepdim)
         _check_floating("norm", self)
         dims = normalize_dims(dim, self.ndim)
         if p == 1:

@@ -43,6 +43,7 @@ def _split_axis(op: str, x: Tensor, dim: Any) -> int:
 
 class SumTo(Function):
     """Sum a broadcast array back down to `shape` (the engine's reduction)."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, g: Tensor, shape: tuple[int, ...]) -> Any:
@@ -63,6 +64,7 @@ class SumTo(Function):
 
 
 class Permute(Function):
+    complex_grad = True
     @staticmethod
     def forward(ctx: Context, a: Tensor, axes: tuple[int, ...]) -> Any:
         ctx.save_for_backward(axes)
@@ -76,6 +78,7 @@ class Permute(Function):
 
 
 class Reshape(Function):
+    complex_grad = True
     @staticmethod
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Any:
         ctx.save_for_backward(a.shape)
@@ -93,6 +96,7 @@ class BroadcastView(Function):
     `Tensor.expand` checks the shapes for the user; the backward formulas
     that call this directly broadcast a gradient back to the shape it came from.
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Any:
@@ -111,6 +115,7 @@ class Concat(Function):
     `torchlight.ops.cat` checks the shapes for the user. The backward slices
     the gradient back into the parts along `axis`.
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -138,6 +143,7 @@ class Stack(Function):
     history (a Jacobian inside another transform); the backward hands
     slice i of the gradient along `axis` to part i.
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -156,6 +162,7 @@ class Stack(Function):
 
 class Flip(Function):
     """The order of the elements along `axes` reversed (the namespace's `flip`); its own backward."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, axes: tuple[int, ...]) -> Any:
@@ -171,6 +178,7 @@ class Flip(Function):
 class Roll(Function):
     """The elements shifted by `shifts` along `axes`, wrapping around (the namespace's `roll`;
     `axes` None rolls the flattened tensor). The backward rolls back by `-shifts`."""
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, shifts: int | tuple[int, ...], axes: tuple[int, ...] | None) -> Any:
@@ -190,6 +198,7 @@ class Tile(Function):
     The backward sums the copies: the gradient seen as (r0, n0, r1, n1, ...)
     summed over the r axes (Reshape and Sum, so it is differentiable again).
     """
+    complex_grad = True
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, reps: tuple[int, ...]) -> Any:

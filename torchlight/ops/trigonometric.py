@@ -14,17 +14,26 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight.engine import Context, Function
 from torchlight.ops.common import _safe_reciprocal, binary, unary_op
+from torchlight.ops.complex_numbers import conj, is_complex, refuse_complex
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 
 def _rsqrt_of(factor_a: Any, factor_b: Any, g: Any) -> Any:
-    """g / sqrt(factor_a * factor_b) in Tensor ops (the derivatives of asin, acos, acosh)."""
-    return g / (factor_a * factor_b).sqrt()
+    """g / conj(sqrt(factor_a * factor_b)) in Tensor ops (the derivatives of asin, acos)."""
+    return g / conj((factor_a * factor_b).sqrt())
+
+
+def _acosh_backward(g: Any, x: Any) -> Any:
+    """g / sqrt((x - 1)(x + 1)); of a complex z, g / conj(sqrt(z - 1) sqrt(z + 1)) (the principal branch)."""
+    if is_complex(x):
+        return g / conj((x - 1.0).sqrt() * (x + 1.0).sqrt())
+    return _rsqrt_of(x - 1.0, x + 1.0, g)
 
 
 class Tanh(Function):
+    complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
     overwrites = (0,)
@@ -39,7 +48,10 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return TanhBack.apply(ctx.output, g)
+        y = ctx.output
+        if is_complex(y):  # composed (TanhBack is real): g * conj(1 - y**2)
+            return g * conj(1.0 - y * y)
+        return TanhBack.apply(y, g)
 
 
 class TanhBack(Function):
@@ -85,23 +97,29 @@ class TanhBack(Function):
 
 # The uniform ops, one row each: the namespace function, and the gradient in Tensor ops of
 # the incoming gradient g and the input x (or the result y), so that it is differentiable again.
-Sin = unary_op("Sin", "sin", lambda g, x: g * x.cos(), "sin(x); the gradient cos(x).")
-Cos = unary_op("Cos", "cos", lambda g, x: -(g * x.sin()), "cos(x); the gradient -sin(x).")
-Tan = unary_op("Tan", "tan", lambda g, y: g * (y * y + 1.0),
-               "tan(x); its derivative 1 + tan(x)**2 is read from the output.", of_output=True)
-Sinh = unary_op("Sinh", "sinh", lambda g, x: g * x.cosh(), "sinh(x); the gradient cosh(x).")
-Cosh = unary_op("Cosh", "cosh", lambda g, x: g * x.sinh(), "cosh(x); the gradient sinh(x).")
+# Each is right for complex inputs too (`complex_grad`): the derivative conjugated (`conj`, the
+# identity for real x), and acosh's as 1 / (sqrt(z - 1) sqrt(z + 1)), the derivative of the
+# principal branch (1 / sqrt(z**2 - 1) has the wrong sign where Re z < 0).
+Sin = unary_op("Sin", "sin", lambda g, x: g * conj(x.cos()), "sin(x); the gradient cos(x).", complex_grad=True)
+Cos = unary_op("Cos", "cos", lambda g, x: -(g * conj(x.sin())), "cos(x); the gradient -sin(x).", complex_grad=True)
+Tan = unary_op("Tan", "tan", lambda g, y: g * conj(y * y + 1.0),
+               "tan(x); its derivative 1 + tan(x)**2 is read from the output.", of_output=True, complex_grad=True)
+Sinh = unary_op("Sinh", "sinh", lambda g, x: g * conj(x.cosh()), "sinh(x); the gradient cosh(x).", complex_grad=True)
+Cosh = unary_op("Cosh", "cosh", lambda g, x: g * conj(x.sinh()), "cosh(x); the gradient sinh(x).", complex_grad=True)
 Asin = unary_op("Asin", "asin", lambda g, x: _rsqrt_of(1.0 - x, 1.0 + x, g),
-                "arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1).")
+                "arcsin(x) on [-1, 1]; the gradient 1 / sqrt((1 - x)(1 + x)) (factored: accurate near +-1).",
+                complex_grad=True)
 Acos = unary_op("Acos", "acos", lambda g, x: -_rsqrt_of(1.0 - x, 1.0 + x, g),
-                "arccos(x) on [-1, 1]; the gradient is minus asin's.")
-Atan = unary_op("Atan", "atan", lambda g, x: g / (x * x + 1.0), "arctan(x); the gradient 1 / (1 + x**2).")
-Asinh = unary_op("Asinh", "asinh", lambda g, x: g / (x * x + 1.0).sqrt(),
-                 "arsinh(x); the gradient 1 / sqrt(x**2 + 1).")
-Acosh = unary_op("Acosh", "acosh", lambda g, x: _rsqrt_of(x - 1.0, x + 1.0, g),
-                 "arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1).")
-Atanh = unary_op("Atanh", "atanh", lambda g, x: g / ((1.0 - x) * (1.0 + x)),
-                 "artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x)).")
+                "arccos(x) on [-1, 1]; the gradient is minus asin's.", complex_grad=True)
+Atan = unary_op("Atan", "atan", lambda g, x: g / conj(x * x + 1.0), "arctan(x); the gradient 1 / (1 + x**2).",
+                complex_grad=True)
+Asinh = unary_op("Asinh", "asinh", lambda g, x: g / conj((x * x + 1.0).sqrt()),
+                 "arsinh(x); the gradient 1 / sqrt(x**2 + 1).", complex_grad=True)
+Acosh = unary_op("Acosh", "acosh", lambda g, x: _acosh_backward(g, x),
+                 "arcosh(x) for x >= 1; the gradient 1 / sqrt((x - 1)(x + 1)) (factored: accurate near 1).",
+                 complex_grad=True)
+Atanh = unary_op("Atanh", "atanh", lambda g, x: g / conj((1.0 - x) * (1.0 + x)),
+                 "artanh(x) on (-1, 1); the gradient 1 / ((1 - x)(1 + x)).", complex_grad=True)
 
 
 class Atan2(Function):
@@ -192,6 +210,7 @@ class TrigonometricMethods:
             >>> y.grad.tolist(), x.grad.tolist()
             ([0.5, -0.5], [-0.5, -0.0])
         """
+        refuse_complex("atan2", self, other)
         return binary("atan2", Atan2, self, other)
 
     arctan2 = atan2
