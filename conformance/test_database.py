@@ -44,6 +44,7 @@ PLACED = {
     "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+    "to_device": ("array_api", "the standard's array method (a move, as `to`), beside the namespace"),
     **{name: ("writes", "a write: the binary op's Function (Add, ...) recorded, and the tensor moved to it")
        for name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
                     "clamp_")},

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+import torchlight as tl
 import torchlight.array_api as xp
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo, Tol
@@ -57,6 +58,11 @@ def repeat_call(x: Any, repeats: Any, axis: int | None = None) -> Any:
     if isinstance(repeats, np.ndarray):
         repeats = xp.asarray(repeats, device=x.device)
     return xp.repeat(x, repeats, axis=axis)
+
+
+def to_device_call(x: Any, backend: str) -> Any:
+    """`x.to_device(d)` with `d` a Device of `backend` (another tensor's `.device`)."""
+    return x.to_device(tl.tensor([0.0], backend=backend).device)
 
 
 def scalar_left(name: str, value: float, ref: Any, domain: Any = D.normal) -> OpInfo:
@@ -177,4 +183,8 @@ OPS: list[OpInfo] = [
                                   eps=1e-3, atol=1e-4, rtol=1e-4)}),
         Case("same_copy", ((3,),), kwargs={"to": "float64"}, dtypes=("float64",)),
     ), function=("AsType", "Clone"), output_dtype="float"),
+    OpInfo("to_device", to_device_call, lambda x, backend: x, (
+        Case("numpy", ((3, 4),), kwargs={"backend": "numpy"}),
+        Case("array_api_strict", ((3, 4),), kwargs={"backend": "array_api_strict"}),
+    ), method="to_device", function="To", same_backend=False),
 ]

@@ -17,11 +17,11 @@ def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
             raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
         axis = 0
     (axis,) = axis_tuple(axis, x.ndim, "take")
-    return x.index_select(axis, indices)  # type: ignore[attr-defined]
+    return x.index_select(axis, indices)
 
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
     """The elements of `x` at `indices` (of x's rank) along `axis`."""
     x = tensor_arg(x, "take_along_axis")
     indices = tensor_arg(indices, "take_along_axis", "indices")
-    return x.take_along_dim(indices, dim=axis)  # type: ignore[attr-defined]
+    return x.take_along_dim(indices, dim=axis)
