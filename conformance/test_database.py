@@ -44,6 +44,8 @@ PLACED = {
     "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+    "diff": ("reductions", "built on Gather and Sub (slices differenced), a cumulative op by the plan"),
+    "tl.diff": ("reductions", "built on Gather, Sub and Concat, a cumulative op by the plan"),
     "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),

@@ -33,6 +33,7 @@ __all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "b
 __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
 __all__ += ["index_select", "take", "take_along_dim"]
+__all__ += ["cumprod", "cumsum", "diff"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -512,3 +513,37 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:
         [[2.0], [3.0]]
     """
     return _tensor_of("take_along_dim", input).take_along_dim(indices, dim)
+
+
+# ------------------------------------------------------ cumulative (torchlight.ops.reductions)
+def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running sum of `input` along `dim`: `input.cumsum(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumsum(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 3.0, 6.0]
+    """
+    return _tensor_of("cumsum", input).cumsum(dim, dtype=dtype)
+
+
+def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running product of `input` along `dim`: `input.cumprod(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumprod(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 2.0, 6.0]
+    """
+    return _tensor_of("cumprod", input).cumprod(dim, dtype=dtype)
+
+
+def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference of `input` along `dim`: `input.diff(n, dim, prepend, append)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.diff(tl.tensor([1.0, 4.0, 9.0]), append=tl.tensor([16.0])).tolist()
+        [3.0, 5.0, 7.0]
+    """
+    return _tensor_of("diff", input).diff(n, dim, prepend, append)
