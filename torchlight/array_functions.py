@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
+from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
 from torchlight.tensor import Tensor
 
@@ -34,6 +35,7 @@ __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
 __all__ += ["index_select", "take", "take_along_dim"]
 __all__ += ["cumprod", "cumsum", "diff"]
+__all__ += ["tensordot"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
