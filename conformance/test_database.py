@@ -46,6 +46,9 @@ PLACED = {
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
     "diff": ("reductions", "built on Gather and Sub (slices differenced), a cumulative op by the plan"),
     "tl.diff": ("reductions", "built on Gather, Sub and Concat, a cumulative op by the plan"),
+    "sort.indices": ("sorting", "sort's indices: no gradient"),
+    "argsort": ("sorting", "no Function (no gradient): sort's indices"),
+    "tl.argsort": ("sorting", "no Function (no gradient): sort's indices"),
     "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
@@ -53,7 +56,7 @@ PLACED = {
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
-NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise"}
+NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise", "searching"}
 
 #: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
 EXEMPT: dict[str, str] = {}

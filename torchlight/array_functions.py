@@ -23,7 +23,9 @@ from typing import Any
 
 from torchlight.creation import tensor
 from torchlight.ops.linear_algebra import tensordot
+from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
+from torchlight.ops.sorting import SortResult
 from torchlight.tensor import Tensor
 
 __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp", "maximum", "minimum", "stack",
@@ -36,6 +38,7 @@ __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "tri
 __all__ += ["index_select", "take", "take_along_dim"]
 __all__ += ["cumprod", "cumsum", "diff"]
 __all__ += ["tensordot"]
+__all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -549,3 +552,37 @@ def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any
         [3.0, 5.0, 7.0]
     """
     return _tensor_of("diff", input).diff(n, dim, prepend, append)
+
+
+# --------------------------------------------- sorting and searching (ops.sorting, ops.searching)
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    """(values, indices) of `input` sorted along `dim`: `input.sort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.sort(tl.tensor([2.0, 1.0])).values.tolist()
+        [1.0, 2.0]
+    """
+    return _tensor_of("sort", input).sort(dim, descending, stable)
+
+
+def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort `input` along `dim`: `input.argsort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.argsort(tl.tensor([2.0, 1.0]), descending=True).tolist()
+        [0, 1]
+    """
+    return _tensor_of("argsort", input).argsort(dim, descending, stable)
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The indices of the nonzero elements of `input`: `input.nonzero(as_tuple=as_tuple)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nonzero(tl.tensor([0.0, 2.0, 3.0])).tolist()
+        [[1], [2]]
+    """
+    return _tensor_of("nonzero", input).nonzero(as_tuple=as_tuple)

@@ -44,6 +44,7 @@ from torchlight.ops import (
     reductions,
     scalar_map,
     shapes,
+    sorting,
     trigonometric,
 )
 from torchlight.ops.common import broadcast_shapes, index_key, mean_scale, normalize_dims, resolve_shape  # noqa: F401
@@ -59,7 +60,7 @@ if TYPE_CHECKING:  # (for the type checker only: it cannot see the names `global
 #: the modules that define built-in Functions: each Function is gathered from where it is defined,
 #: so a new op needs no line here (and this module cannot fall behind the op library)
 MODULES = (arithmetic, linear_algebra, elementwise, activations, trigonometric, reductions, shapes, indexing, copies,
-           scalar_map, _nn_ops)
+           scalar_map, sorting, _nn_ops)
 
 
 def _defined_in(module: ModuleType) -> dict[str, type]:
