@@ -24,6 +24,7 @@ from typing import Any
 from torchlight.creation import tensor
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
+from torchlight.ops.sets import unique
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
 from torchlight.ops.sorting import SortResult
 from torchlight.tensor import Tensor
@@ -39,6 +40,7 @@ __all__ += ["index_select", "take", "take_along_dim"]
 __all__ += ["cumprod", "cumsum", "diff"]
 __all__ += ["tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
+__all__ += ["unique"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:

@@ -44,6 +44,7 @@ from torchlight.ops.logical import LogicalMethods
 from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
 from torchlight.ops.searching import SearchingMethods
+from torchlight.ops.sets import SetsMethods
 from torchlight.ops.shapes import ShapesMethods
 from torchlight.ops.sorting import SortingMethods
 from torchlight.ops.trigonometric import TrigonometricMethods
@@ -89,7 +90,7 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 
 class Tensor(ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods, TrigonometricMethods,
              ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods, CopiesMethods, ScalarMapMethods,
-             LogicalMethods, BitwiseMethods, SortingMethods, SearchingMethods,
+             LogicalMethods, BitwiseMethods, SortingMethods, SearchingMethods, SetsMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 

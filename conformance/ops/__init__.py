@@ -21,7 +21,7 @@ from __future__ import annotations
 #: the category modules, in database order (`nn`: the torchlight.nn.functional entries)
 MODULES = ("arithmetic", "linear_algebra", "elementwise", "activations", "trigonometric", "reductions", "shapes",
            "indexing", "copies", "scalar_map", "comparisons", "logical", "bitwise",
-           "sorting", "searching", "nn")
+           "sorting", "searching", "sets", "nn")
 
 
 
