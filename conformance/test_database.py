@@ -48,6 +48,18 @@ PLACED = {
     **{name: ("writes", "a write: the binary op's Function (Add, ...) recorded, and the tensor moved to it")
        for name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
                     "clamp_")},
+    "diff": ("reductions", "built on Gather and Sub (slices differenced), a cumulative op by the plan"),
+    "tl.diff": ("reductions", "built on Gather, Sub and Concat, a cumulative op by the plan"),
+    "sort.indices": ("sorting", "sort's indices: no gradient"),
+    "argsort": ("sorting", "no Function (no gradient): sort's indices"),
+    "tl.argsort": ("sorting", "no Function (no gradient): sort's indices"),
+    "unique_all.indices": ("sets", "no gradient: indices"),
+    "unique_all.inverse_indices": ("sets", "no gradient: indices"),
+    "unique_all.counts": ("sets", "no gradient: counts"),
+    "unique_counts.counts": ("sets", "no gradient: counts"),
+    "unique_inverse.inverse_indices": ("sets", "no gradient: indices"),
+    "tl.unique.inverse": ("sets", "no gradient: indices"),
+    "tl.unique.counts": ("sets", "no gradient: counts"),
     "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
@@ -55,7 +67,7 @@ PLACED = {
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
-NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise"}
+NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise", "searching"}
 
 #: areas of functions built on the ops of other categories (the array API namespace): their entries name the
 #: Functions they are built on, wherever those live

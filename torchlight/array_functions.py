@@ -22,7 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
+from torchlight.ops.linear_algebra import tensordot
+from torchlight.ops.searching import searchsorted
+from torchlight.ops.sets import unique
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
+from torchlight.ops.sorting import SortResult
 from torchlight.tensor import Tensor
 
 __all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp", "maximum", "minimum", "stack",
@@ -34,6 +38,10 @@ __all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
 __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
 __all__ += ["index_select", "take", "take_along_dim"]
 __all__ += ["angle", "conj", "imag", "real"]
+__all__ += ["cumprod", "cumsum", "diff"]
+__all__ += ["tensordot"]
+__all__ += ["argsort", "nonzero", "searchsorted", "sort"]
+__all__ += ["unique"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -560,3 +568,71 @@ def angle(input: Any) -> Tensor:
         [1.5708, 3.1416]
     """
     return _as_tensor(input).angle()
+
+
+# ------------------------------------------------------ cumulative (torchlight.ops.reductions)
+def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running sum of `input` along `dim`: `input.cumsum(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumsum(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 3.0, 6.0]
+    """
+    return _tensor_of("cumsum", input).cumsum(dim, dtype=dtype)
+
+
+def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running product of `input` along `dim`: `input.cumprod(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumprod(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 2.0, 6.0]
+    """
+    return _tensor_of("cumprod", input).cumprod(dim, dtype=dtype)
+
+
+def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference of `input` along `dim`: `input.diff(n, dim, prepend, append)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.diff(tl.tensor([1.0, 4.0, 9.0]), append=tl.tensor([16.0])).tolist()
+        [3.0, 5.0, 7.0]
+    """
+    return _tensor_of("diff", input).diff(n, dim, prepend, append)
+
+
+# --------------------------------------------- sorting and searching (ops.sorting, ops.searching)
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    """(values, indices) of `input` sorted along `dim`: `input.sort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.sort(tl.tensor([2.0, 1.0])).values.tolist()
+        [1.0, 2.0]
+    """
+    return _tensor_of("sort", input).sort(dim, descending, stable)
+
+
+def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort `input` along `dim`: `input.argsort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.argsort(tl.tensor([2.0, 1.0]), descending=True).tolist()
+        [0, 1]
+    """
+    return _tensor_of("argsort", input).argsort(dim, descending, stable)
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The indices of the nonzero elements of `input`: `input.nonzero(as_tuple=as_tuple)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nonzero(tl.tensor([0.0, 2.0, 3.0])).tolist()
+        [[1], [2]]
+    """
+    return _tensor_of("nonzero", input).nonzero(as_tuple=as_tuple)

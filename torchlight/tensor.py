@@ -45,7 +45,10 @@ from torchlight.ops.linear_algebra import LinearAlgebraMethods
 from torchlight.ops.logical import LogicalMethods
 from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
+from torchlight.ops.searching import SearchingMethods
+from torchlight.ops.sets import SetsMethods
 from torchlight.ops.shapes import ShapesMethods
+from torchlight.ops.sorting import SortingMethods
 from torchlight.ops.trigonometric import TrigonometricMethods
 from torchlight.ops.writes import WritesMethods
 
@@ -91,6 +94,7 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods,
              TrigonometricMethods, ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods,
              CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods, ComplexNumbersMethods,
+             SortingMethods, SearchingMethods, SetsMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 

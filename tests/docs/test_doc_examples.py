@@ -26,7 +26,7 @@ CORE_MODULES = [
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
                                                    "activations", "trigonometric", "reductions", "shapes",
                                                    "indexing", "copies", "comparisons", "scalar_map", "logical",
-                                                   "bitwise", "writes")),
+                                                   "bitwise", "writes", "sorting", "searching", "sets")),
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
     "torchlight.compile.api", "torchlight.compile.blocking",
 ]

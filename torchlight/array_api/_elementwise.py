@@ -62,7 +62,7 @@ def ceil(x: Tensor, /) -> Tensor:
 
 def conj(x: Tensor, /) -> Tensor:
     """`x.conj()`."""
-    return tensor_arg(x, "conj").conj()  # type: ignore[attr-defined]
+    return tensor_arg(x, "conj").conj()
 
 def cos(x: Tensor, /) -> Tensor:
     """`x.cos()`."""
@@ -334,12 +334,12 @@ def remainder(x1: Any, x2: Any, /) -> Tensor:
 
 def real(x: Tensor, /) -> Tensor:
     """The real part (`x.real`); a real array as it is."""
-    return tensor_arg(x, "real").real  # type: ignore[attr-defined]
+    return tensor_arg(x, "real").real
 
 
 def imag(x: Tensor, /) -> Tensor:
     """The imaginary part (`x.imag`)."""
-    return tensor_arg(x, "imag").imag  # type: ignore[attr-defined]
+    return tensor_arg(x, "imag").imag
 
 
 def clip(x: Tensor, /, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002

@@ -27,10 +27,10 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """The sum of products over the last `axes` axes of x1 and the first of x2 (or over the given pairs)."""
     a, b = tensor_arg(x1, "tensordot", "x1"), tensor_arg(x2, "tensordot", "x2")
-    return linear_algebra.tensordot(a, b, dims=axes)  # type: ignore[attr-defined,no-any-return]
+    return linear_algebra.tensordot(a, b, dims=axes)  # type: ignore[no-any-return]
 
 
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """The dot product along `axis` (conjugating x1 where it is complex), broadcasting the rest."""
     a, b = tensor_arg(x1, "vecdot", "x1"), tensor_arg(x2, "vecdot", "x2")
-    return linear_algebra.vecdot(a, b, dim=axis)  # type: ignore[attr-defined,no-any-return]
+    return linear_algebra.vecdot(a, b, dim=axis)  # type: ignore[no-any-return]

@@ -37,7 +37,7 @@ def nonzero(x: Tensor, /) -> tuple[Tensor, ...]:
     x = tensor_arg(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: a 0-d array has no indices (the standard leaves it undefined)")
-    return tuple(x.nonzero(as_tuple=True))  # type: ignore[attr-defined]
+    return tuple(x.nonzero(as_tuple=True))
 
 
 def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tensor | None = None) -> Tensor:
@@ -45,7 +45,7 @@ def searchsorted(x1: Tensor, x2: Tensor, /, *, side: str = "left", sorter: Tenso
     x1, x2 = tensor_arg(x1, "searchsorted", "x1"), tensor_arg(x2, "searchsorted", "x2")
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', not {side!r}")
-    return array_functions.searchsorted(x1, x2, side=side, sorter=sorter)  # type: ignore[attr-defined,no-any-return]
+    return array_functions.searchsorted(x1, x2, side=side, sorter=sorter)  # type: ignore[no-any-return]
 
 
 def where(condition: Tensor, x1: Any, x2: Any, /) -> Tensor:

@@ -10,11 +10,11 @@ __all__ = ["argsort", "sort"]
 
 def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """`x` sorted along `axis` (the values; the gradient goes back to where each came from)."""
-    values, _ = tensor_arg(x, "sort").sort(dim=axis, descending=descending, stable=stable)  # type: ignore[attr-defined]
+    values, _ = tensor_arg(x, "sort").sort(dim=axis, descending=descending, stable=stable)
     return values  # type: ignore[no-any-return]
 
 
 def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """The indices that sort `x` along `axis`."""
-    return tensor_arg(x, "argsort").argsort(  # type: ignore[attr-defined,no-any-return]
+    return tensor_arg(x, "argsort").argsort(  # type: ignore[no-any-return]
         dim=axis, descending=descending, stable=stable)

@@ -24,4 +24,4 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
     x = tensor_arg(x, "diff")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, not {n}")
-    return x.diff(n=n, dim=axis, prepend=prepend, append=append)  # type: ignore[attr-defined,no-any-return]
+    return x.diff(n=n, dim=axis, prepend=prepend, append=append)  # type: ignore[no-any-return]
