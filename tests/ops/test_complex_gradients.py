@@ -388,3 +388,10 @@ def test_real_dtypes_are_unchanged() -> None:
     (t * t.exp() / (t.abs() + 1.0) + t.relu().sigmoid()).sum().backward()
     assert x.grad.dtype == x.dtype
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_gradcheck_refuses_complex_inputs_rather_than_dropping_their_imaginary_parts() -> None:
+    z = tl.tensor([1 + 2j], requires_grad=True)
+    for check in (tl.autograd.gradcheck, tl.autograd.gradgradcheck):
+        with pytest.raises(TypeError, match="complex inputs are not supported"):
+            check(lambda t: t.abs(), z)

@@ -192,6 +192,10 @@ def _require_some_grad(what: str, inputs: Sequence[Any]) -> None:
     if not any(getattr(x, "requires_grad", False) for x in inputs):
         raise ValueError(f"{what}: no input has requires_grad=True, so there is no gradient to check; "
                          "make the inputs to differentiate with requires_grad=True")
+    for x in inputs:  # (its differences move real values: a complex input's imaginary part would be lost)
+        if _is_tensor(x) and x.backend.is_complex(x.dtype):
+            raise TypeError(f"{what}: complex inputs are not supported (dtype {x.dtype}): its differences "
+                            "move real values; check a function of real inputs x, y that makes x + 1j * y")
 
 
 def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: float | None = None,

@@ -77,7 +77,9 @@ class Backend:
         self.device = device
         self._rng: Any = None
         self._float_cache: dict[Any, bool] = {}
-        self._complex_cache: dict[Any, bool] = {}
+        #: dtype -> whether it is complex, as `is_complex` has found (the ops' backwards read it
+        #: directly on their hot path: `.get(dtype) is False` says real without a call)
+        self.complex_of: dict[Any, bool] = {}
         self._dtype_cache: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
@@ -204,10 +206,10 @@ class Backend:
 
     def is_complex(self, dtype: Any) -> bool:
         """Whether `dtype` is a complex floating dtype (cached: the ops' backward asks it to conjugate)."""
-        known = self._complex_cache.get(dtype)
+        known = self.complex_of.get(dtype)
         if known is None:
             known = bool(self.xp.isdtype(dtype, "complex floating"))
-            self._complex_cache[dtype] = known
+            self.complex_of[dtype] = known
         return known
 
     def default_float(self, device: Any = None) -> Any:

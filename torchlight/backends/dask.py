@@ -46,6 +46,17 @@ class DaskBackend(ArrayAPIBackend):
     def checked(self, array: Any, bad: Any, error: Exception) -> Any:
         return array.map_blocks(_checked_block, bad, error, dtype=array.dtype)  # raises when computed
 
+    def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
+        """The portable segment sum; complex values as their real and imaginary parts, each summed
+        on its own (Dask's take with an integer array casts a complex placeholder to a real one,
+        with NumPy's ComplexWarning, though the values come out right)."""
+        if not self.is_complex(values.dtype):
+            return super().scatter_add(shape, key, values)
+        xp = self.xp
+        re, im = (xp.astype(super(DaskBackend, self).scatter_add(shape, key, part), values.dtype)
+                  for part in (xp.real(values), xp.imag(values)))
+        return re + im * 1j
+
     def take_key(self, array: Any, key: Any) -> Any:
         indexing.check_kinds(self.xp, key)
         if any(isinstance(k, bool) for k in (key if isinstance(key, tuple) else (key,))):

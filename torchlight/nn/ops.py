@@ -114,11 +114,13 @@ class Linear(Function):
     def backward(ctx: Context, g: Any) -> tuple:
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
+        if g.backend.complex_of.get(g.data.dtype) is not False:  # complex: g @ conj(weight), g^T conj(x)
+            x, weight = conj(x), conj(weight)
         gw = None
         if need_w:
             rows_g, rows_x = (g, x) if g.ndim == 2 else (g.reshape((-1, g.shape[-1])), x.reshape((-1, x.shape[-1])))
-            gw = rows_g.mT @ conj(rows_x)
-        return (g @ conj(weight) if need_x else None), gw, (g if need_b else None)
+            gw = rows_g.mT @ rows_x
+        return (g @ weight if need_x else None), gw, (g if need_b else None)
 
 
 class Softplus(Function):

@@ -53,9 +53,9 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
         y = ctx.output
-        if y.backend.is_complex(y.dtype):  # composed (SigmoidBack is real): g * conj(y (1 - y))
-            return g * (y * (1.0 - y)).conj()
-        return SigmoidBack.apply(y, g)
+        if g.backend.complex_of.get(g.data.dtype) is False:
+            return SigmoidBack.apply(y, g)
+        return g * (y * (1.0 - y)).conj()  # complex: composed (SigmoidBack is real)
 
 
 class SigmoidBack(Function):

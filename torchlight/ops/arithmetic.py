@@ -140,7 +140,9 @@ class Mul(Function):
     def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        return (g * conj(b) if need_a else None), (g * conj(a) if need_b else None)
+        if g.backend.complex_of.get(g.data.dtype) is not False:  # complex: g * conj(b), g * conj(a)
+            a, b = conj(a), conj(b)
+        return (g * b if need_a else None), (g * a if need_b else None)
 
 
 class Div(Function):
@@ -165,8 +167,12 @@ class Div(Function):
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> tuple:
         (b,) = ctx.saved_tensors
-        ga = g / conj(b)
-        gb = -(ga * conj(ctx.output)) if ctx.needs_input_grad[1] else None
+        if g.backend.complex_of.get(g.data.dtype) is False:
+            ga = g / b
+            gb = -(ga * ctx.output) if ctx.needs_input_grad[1] else None
+        else:  # complex: g / conj(b), -g conj(a / b**2)
+            ga = g / conj(b)
+            gb = -(ga * conj(ctx.output)) if ctx.needs_input_grad[1] else None
         return (ga if ctx.needs_input_grad[0] else None), gb
 
 

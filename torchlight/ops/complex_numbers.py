@@ -30,12 +30,17 @@ if TYPE_CHECKING:
 def conj(t: Any) -> Any:
     """The complex conjugate of `t`, differentiably; `t` itself when it is real (no op recorded):
     what a backward multiplies by to follow the convention."""
-    return Conj.apply(t) if t.backend.is_complex(t.dtype) else t
+    backend, dtype = t.backend, t.data.dtype
+    if backend.complex_of.get(dtype) is False:  # (a known real dtype: no call)
+        return t
+    return Conj.apply(t) if backend.is_complex(dtype) else t
 
 
 def is_complex(t: Any) -> bool:
     """Whether the Tensor `t` has a complex dtype."""
-    return t.backend.is_complex(t.dtype)
+    backend, dtype = t.backend, t.data.dtype
+    known = backend.complex_of.get(dtype)
+    return backend.is_complex(dtype) if known is None else known
 
 
 def refuse_complex(op: str, *tensors: Any) -> None:

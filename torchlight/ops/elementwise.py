@@ -75,7 +75,8 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return g * conj(ctx.output)
+        y = ctx.output
+        return g * y if g.backend.complex_of.get(g.data.dtype) is False else g * Conj.apply(y)
 
 
 class Log(Function):
@@ -159,7 +160,8 @@ class Sqrt(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
-        return g / conj(ctx.output * 2.0)
+        y = ctx.output
+        return g / (y * 2.0) if g.backend.complex_of.get(g.data.dtype) is False else g / Conj.apply(y * 2.0)
 
 
 class Abs(Function):

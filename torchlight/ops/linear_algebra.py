@@ -56,7 +56,8 @@ class MatMul(Function):
     def backward(ctx: Context, g: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        a, b = conj(a), conj(b)  # (the identity for real tensors: g @ conj(b).mT, conj(a).mT @ g)
+        if g.backend.complex_of.get(g.data.dtype) is not False:  # complex: g @ conj(b).mT, conj(a).mT @ g
+            a, b = conj(a), conj(b)
         if a.ndim == 1 and b.ndim == 1:
             return (g * b if need_a else None), (g * a if need_b else None)
         if a.ndim == 1:
