@@ -44,10 +44,34 @@ PLACED = {
     "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
     "chunk": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),
+    "to_device": ("array_api", "the standard's array method (a move, as `to`), beside the namespace"),
     **{name: ("writes", "a write: the binary op's Function (Add, ...) recorded, and the tensor moved to it")
        for name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
                     "clamp_")},
+    "diff": ("reductions", "built on Gather and Sub (slices differenced), a cumulative op by the plan"),
+    "tl.diff": ("reductions", "built on Gather, Sub and Concat, a cumulative op by the plan"),
+    "sort.indices": ("sorting", "sort's indices: no gradient"),
+    "argsort": ("sorting", "no Function (no gradient): sort's indices"),
+    "tl.argsort": ("sorting", "no Function (no gradient): sort's indices"),
+    "unique_all.indices": ("sets", "no gradient: indices"),
+    "unique_all.inverse_indices": ("sets", "no gradient: indices"),
+    "unique_all.counts": ("sets", "no gradient: counts"),
+    "unique_counts.counts": ("sets", "no gradient: counts"),
+    "unique_inverse.inverse_indices": ("sets", "no gradient: indices"),
+    "tl.unique.inverse": ("sets", "no gradient: indices"),
+    "tl.unique.counts": ("sets", "no gradient: counts"),
+    "positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
+    "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
 }
+
+#: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
+NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise", "searching"}
+
+#: areas of functions built on the ops of other categories (the array API namespace): their entries name the
+#: Functions they are built on, wherever those live
+NAMESPACE_AREAS = {"array_api"}
 
 #: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
 EXEMPT: dict[str, str] = {}
@@ -57,7 +81,8 @@ def test_every_module_of_conformance_ops_is_an_area():
     found = {m.name for m in pkgutil.iter_modules(conformance.ops.__path__)} - {"common"}
     assert found == set(MODULES), f"in conformance/ops/ but not an area: {sorted(found - set(MODULES))}"
     assert database.AREAS == tuple(f"conformance.ops.{m}" for m in MODULES)
-    assert set(MODULES) == {category_of(name) for name in exported_functions()} | {"comparisons"}
+    assert set(MODULES) == ({category_of(name) for name in exported_functions()} | NO_FUNCTION_AREAS
+                            | NAMESPACE_AREAS)
 
 
 def categories(op) -> set[str]:
@@ -70,8 +95,10 @@ def test_every_entry_sits_in_the_category_of_its_function(module):
     for op in importlib.import_module(f"conformance.ops.{module}").OPS:
         if op.name in PLACED:
             ok = PLACED[op.name][0] == module
+        elif module in NAMESPACE_AREAS:
+            ok = op.name.startswith("xp.") and all(categories(op))
         elif not op.functions():
-            ok = module == "comparisons" and not op.differentiable
+            ok = module in NO_FUNCTION_AREAS and not op.differentiable
         else:
             ok = module in categories(op)
         if not ok:

@@ -9,7 +9,7 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import array_functions, autograd, backends, func, nn, optim, scalar
+from torchlight import array_api, array_functions, autograd, backends, func, nn, optim, scalar
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
 from torchlight.backends import (
     BackendError,
@@ -18,11 +18,19 @@ from torchlight.backends import (
     manual_seed,
     set_default_backend,
 )
+from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
+
+# the standard's dtypes, as `tl.float32` (the same objects as `torchlight.array_api.float32`)
+bool = _DTYPES["bool"]  # noqa: A001
+int8, int16, int32, int64 = (_DTYPES[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float32, float64 = _DTYPES["float32"], _DTYPES["float64"]
+complex64, complex128 = _DTYPES["complex64"], _DTYPES["complex128"]
 
 __version__ = "0.1.0"
 
@@ -32,6 +40,7 @@ __all__ = [
     "CompileError",
     "Tensor",
     "arange",
+    "array_api",
     "autograd",
     "backends",
     "compile",
@@ -58,3 +67,4 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += array_functions.__all__
+__all__ += list(_DTYPES)

@@ -22,11 +22,26 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
-from torchlight.ops.shapes import cat, concat, stack
+from torchlight.ops.linear_algebra import tensordot
+from torchlight.ops.searching import searchsorted
+from torchlight.ops.sets import unique
+from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
+from torchlight.ops.sorting import SortResult
 from torchlight.tensor import Tensor
 
-__all__ = ["angle", "arctan2", "atan2", "cat", "concat", "conj", "copysign", "hypot", "imag", "logaddexp",
-           "maximum", "minimum", "real", "stack", "where"]
+__all__ = ["arctan2", "atan2", "cat", "concat", "copysign", "hypot", "logaddexp", "maximum", "minimum", "stack",
+           "where"]
+__all__ += ["all", "any", "count_nonzero", "isfinite", "isin", "isinf", "isnan", "logical_and", "logical_not",
+            "logical_or", "logical_xor", "signbit"]
+__all__ += ["bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor"]
+__all__ += ["floor_divide", "nextafter", "positive", "reciprocal", "remainder"]
+__all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "triu", "unbind"]
+__all__ += ["index_select", "take", "take_along_dim"]
+__all__ += ["angle", "conj", "imag", "real"]
+__all__ += ["cumprod", "cumsum", "diff"]
+__all__ += ["tensordot"]
+__all__ += ["argsort", "nonzero", "searchsorted", "sort"]
+__all__ += ["unique"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -144,6 +159,368 @@ def copysign(input: Any, other: Any) -> Tensor:
     return a.copysign(b)
 
 
+# ------------------------------------------------------------ tests of values (torchlight.ops.logical)
+def _tensor_of(op: str, input: Any) -> Tensor:
+    """`input` as a Tensor (a Tensor itself; an array or Python data wrapped), or a TypeError naming `op`."""
+    if isinstance(input, Tensor):
+        return input
+    try:
+        return tensor(input)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{op}: expects a Tensor, not {type(input).__name__}") from exc
+
+
+def isnan(input: Any) -> Tensor:
+    """True where `input` is NaN: `input.isnan()` (no gradient).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isnan(tl.tensor([1.0, float("nan")])).tolist()
+        [False, True]
+    """
+    return _tensor_of("isnan", input).isnan()
+
+
+def isinf(input: Any) -> Tensor:
+    """True where `input` is infinite: `input.isinf()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isinf(tl.tensor([1.0, float("-inf")])).tolist()
+        [False, True]
+    """
+    return _tensor_of("isinf", input).isinf()
+
+
+def isfinite(input: Any) -> Tensor:
+    """True where `input` is finite: `input.isfinite()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isfinite(tl.tensor([1.0, float("inf")])).tolist()
+        [True, False]
+    """
+    return _tensor_of("isfinite", input).isfinite()
+
+
+def signbit(input: Any) -> Tensor:
+    """True where the sign bit of `input` is set: `input.signbit()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.signbit(tl.tensor([-1.0, 0.0, -0.0])).tolist()
+        [True, False, True]
+    """
+    return _tensor_of("signbit", input).signbit()
+
+
+def logical_and(input: Any, other: Any) -> Tensor:
+    """`input and other` elementwise (nonzero is True): `input.logical_and(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_and(tl.tensor([True, False]), True).tolist()
+        [True, False]
+    """
+    a, b = _pair("logical_and", input, other)
+    return a.logical_and(b)
+
+
+def logical_or(input: Any, other: Any) -> Tensor:
+    """`input or other` elementwise: `input.logical_or(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_or(tl.tensor([True, False]), tl.tensor([False, False])).tolist()
+        [True, False]
+    """
+    a, b = _pair("logical_or", input, other)
+    return a.logical_or(b)
+
+
+def logical_xor(input: Any, other: Any) -> Tensor:
+    """Exactly one of `input` and `other` is true, elementwise: `input.logical_xor(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_xor(tl.tensor([True, True]), tl.tensor([True, False])).tolist()
+        [False, True]
+    """
+    a, b = _pair("logical_xor", input, other)
+    return a.logical_xor(b)
+
+
+def logical_not(input: Any) -> Tensor:
+    """`not input` elementwise: `input.logical_not()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logical_not(tl.tensor([0.0, 2.0])).tolist()
+        [True, False]
+    """
+    return _tensor_of("logical_not", input).logical_not()
+
+
+def any(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether any element of `input` over `dim` is true: `input.any(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.any(tl.tensor([[0, 1], [0, 0]]), dim=1).tolist()
+        [True, False]
+    """
+    return _tensor_of("any", input).any(dim, keepdim)
+
+
+def all(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Whether every element of `input` over `dim` is true: `input.all(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.all(tl.tensor([[1, 1], [0, 1]]), dim=1).tolist()
+        [True, False]
+    """
+    return _tensor_of("all", input).all(dim, keepdim)
+
+
+def count_nonzero(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """How many elements of `input` over `dim` are nonzero: `input.count_nonzero(dim, keepdim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.count_nonzero(tl.tensor([0.0, 3.0, -1.0])).item()
+        2
+    """
+    return _tensor_of("count_nonzero", input).count_nonzero(dim, keepdim)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """True where an element of `elements` is one of `test_elements`: `elements.isin(test_elements,
+    invert=invert)` (PyTorch's signature; `assume_unique` changes nothing here).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.isin(tl.tensor([1, 2, 3]), tl.tensor([3, 1]), invert=True).tolist()
+        [False, True, False]
+    """
+    if not isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
+        elements = test_elements._lift(elements)
+    return _tensor_of("isin", elements).isin(test_elements, invert=invert)
+
+
+# ------------------------------------------------------------- bitwise (torchlight.ops.bitwise)
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """`input & other` of integer or boolean tensors (or a Python int on one side): `input.bitwise_and(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_and(tl.tensor([6, 5]), 3).tolist()
+        [2, 1]
+    """
+    a, b = _pair("bitwise_and", input, other)
+    return a.bitwise_and(b)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """`input | other`: `input.bitwise_or(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_or(4, tl.tensor([1, 2])).tolist()
+        [5, 6]
+    """
+    a, b = _pair("bitwise_or", input, other)
+    return a.bitwise_or(b)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """`input ^ other`: `input.bitwise_xor(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_xor(tl.tensor([True, False]), tl.tensor([True, True])).tolist()
+        [False, True]
+    """
+    a, b = _pair("bitwise_xor", input, other)
+    return a.bitwise_xor(b)
+
+
+def bitwise_not(input: Any) -> Tensor:
+    """`~input`: `input.bitwise_not()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_not(tl.tensor([0, 1])).tolist()
+        [-1, -2]
+    """
+    return _tensor_of("bitwise_not", input).bitwise_not()
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:
+    """`input << other` of integer tensors: `input.bitwise_left_shift(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_left_shift(tl.tensor([1, 3]), 2).tolist()
+        [4, 12]
+    """
+    a, b = _pair("bitwise_left_shift", input, other)
+    return a.bitwise_left_shift(b)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:
+    """`input >> other` of integer tensors (arithmetic: the sign is kept): `input.bitwise_right_shift(other)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.bitwise_right_shift(tl.tensor([8, -8]), 2).tolist()
+        [2, -2]
+    """
+    a, b = _pair("bitwise_right_shift", input, other)
+    return a.bitwise_right_shift(b)
+
+
+# -------------------------------------------------- elementwise (ops.arithmetic, ops.elementwise)
+def reciprocal(input: Any) -> Tensor:
+    """1 / input: `input.reciprocal()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.reciprocal(tl.tensor([4.0])).tolist()
+        [0.25]
+    """
+    return _tensor_of("reciprocal", input).reciprocal()
+
+
+def positive(input: Any) -> Tensor:
+    """`+input`: the tensor itself, as `torch.positive`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0])
+        >>> tl.positive(x) is x
+        True
+    """
+    return _tensor_of("positive", input).positive()
+
+
+def nextafter(input: Any, other: Any) -> Tensor:
+    """The next float after `input` toward `other`: `input.nextafter(other)` (no gradient).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nextafter(tl.tensor([0.0]), 1.0).item() > 0.0
+        True
+    """
+    a, b = _pair("nextafter", input, other)
+    return a.nextafter(b)
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """`input % other`, with the sign of `other`: `input.remainder(other)`, a number on either side.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.remainder(tl.tensor([-3.0, 3.0]), 2.0).tolist(), tl.remainder(5.0, tl.tensor([3.0])).tolist()
+        ([1.0, 1.0], [2.0])
+    """
+    a, b = _pair("remainder", input, other)
+    return a.remainder(b)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """`input // other`, rounded down: `input.floor_divide(other)` (gradient 0).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.floor_divide(tl.tensor([-3.0, 3.0]), 2.0).tolist()
+        [-2.0, 1.0]
+    """
+    a, b = _pair("floor_divide", input, other)
+    return a.floor_divide(b)
+
+
+# ----------------------------------------------------------------- shapes (torchlight.ops.shapes)
+def movedim(input: Any, source: Any, destination: Any) -> Tensor:
+    """`input` with the dims `source` moved to `destination`: `input.movedim(source, destination)`;
+    `moveaxis` is the same function.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.movedim(tl.zeros(2, 3, 4), 2, 0).shape
+        (4, 2, 3)
+    """
+    return _tensor_of("movedim", input).movedim(source, destination)
+
+
+moveaxis = movedim
+
+
+def tril(input: Any, diagonal: int = 0) -> Tensor:
+    """The lower triangle of each matrix of `input`: `input.tril(diagonal)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.tril(tl.ones(2, 2)).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _tensor_of("tril", input).tril(diagonal)
+
+
+def triu(input: Any, diagonal: int = 0) -> Tensor:
+    """The upper triangle of each matrix of `input`: `input.triu(diagonal)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.triu(tl.ones(2, 2)).tolist()
+        [[1.0, 1.0], [0.0, 1.0]]
+    """
+    return _tensor_of("triu", input).triu(diagonal)
+
+
+def unbind(input: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of `input` along `dim`: `input.unbind(dim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> [t.tolist() for t in tl.unbind(tl.tensor([[1.0, 2.0], [3.0, 4.0]]))]
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    return _tensor_of("unbind", input).unbind(dim)
+
+
+# ----------------------------------------------------------- gathering (torchlight.ops.indexing)
+def index_select(input: Any, dim: int, index: Any) -> Tensor:
+    """The entries of `input` at `index` along `dim`: `input.index_select(dim, index)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.index_select(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, tl.tensor([1, 1])).tolist()
+        [[3.0, 4.0], [3.0, 4.0]]
+    """
+    return _tensor_of("index_select", input).index_select(dim, index)
+
+
+def take(input: Any, index: Any) -> Tensor:
+    """The entries of the flattened `input` at `index`: `input.take(index)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.take(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), tl.tensor([3, 0])).tolist()
+        [4.0, 1.0]
+    """
+    return _tensor_of("take", input).take(index)
+
+
+def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Tensor:
+    """The entries of `input` at `indices` along `dim`: `input.take_along_dim(indices, dim)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.take_along_dim(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), tl.tensor([[1], [0]]), dim=1).tolist()
+        [[2.0], [3.0]]
+    """
+    return _tensor_of("take_along_dim", input).take_along_dim(indices, dim)
 def _as_tensor(input: Any) -> Tensor:
     """`input` as a Tensor (a Python number or list, an array); a Tensor as it is."""
     return input if isinstance(input, Tensor) else tensor(input)
@@ -191,3 +568,71 @@ def angle(input: Any) -> Tensor:
         [1.5708, 3.1416]
     """
     return _as_tensor(input).angle()
+
+
+# ------------------------------------------------------ cumulative (torchlight.ops.reductions)
+def cumsum(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running sum of `input` along `dim`: `input.cumsum(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumsum(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 3.0, 6.0]
+    """
+    return _tensor_of("cumsum", input).cumsum(dim, dtype=dtype)
+
+
+def cumprod(input: Any, dim: int, *, dtype: Any = None) -> Tensor:
+    """The running product of `input` along `dim`: `input.cumprod(dim, dtype=dtype)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cumprod(tl.tensor([1.0, 2.0, 3.0]), 0).tolist()
+        [1.0, 2.0, 6.0]
+    """
+    return _tensor_of("cumprod", input).cumprod(dim, dtype=dtype)
+
+
+def diff(input: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference of `input` along `dim`: `input.diff(n, dim, prepend, append)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.diff(tl.tensor([1.0, 4.0, 9.0]), append=tl.tensor([16.0])).tolist()
+        [3.0, 5.0, 7.0]
+    """
+    return _tensor_of("diff", input).diff(n, dim, prepend, append)
+
+
+# --------------------------------------------- sorting and searching (ops.sorting, ops.searching)
+def sort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    """(values, indices) of `input` sorted along `dim`: `input.sort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.sort(tl.tensor([2.0, 1.0])).values.tolist()
+        [1.0, 2.0]
+    """
+    return _tensor_of("sort", input).sort(dim, descending, stable)
+
+
+def argsort(input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort `input` along `dim`: `input.argsort(dim, descending, stable)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.argsort(tl.tensor([2.0, 1.0]), descending=True).tolist()
+        [0, 1]
+    """
+    return _tensor_of("argsort", input).argsort(dim, descending, stable)
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The indices of the nonzero elements of `input`: `input.nonzero(as_tuple=as_tuple)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nonzero(tl.tensor([0.0, 2.0, 3.0])).tolist()
+        [[1], [2]]
+    """
+    return _tensor_of("nonzero", input).nonzero(as_tuple=as_tuple)

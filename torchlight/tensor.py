@@ -34,6 +34,7 @@ from torchlight.engine import WRITES, History, Variable, run_backward
 from torchlight.engine.observe import observation_point
 from torchlight.ops.activations import ActivationsMethods
 from torchlight.ops.arithmetic import ArithmeticMethods
+from torchlight.ops.bitwise import BitwiseMethods
 from torchlight.ops.common import _int_side
 from torchlight.ops.comparisons import ComparisonsMethods
 from torchlight.ops.complex_numbers import ComplexNumbersMethods
@@ -41,9 +42,13 @@ from torchlight.ops.copies import Clone, CopiesMethods
 from torchlight.ops.elementwise import ElementwiseMethods
 from torchlight.ops.indexing import IndexingMethods
 from torchlight.ops.linear_algebra import LinearAlgebraMethods
+from torchlight.ops.logical import LogicalMethods
 from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
+from torchlight.ops.searching import SearchingMethods
+from torchlight.ops.sets import SetsMethods
 from torchlight.ops.shapes import ShapesMethods
+from torchlight.ops.sorting import SortingMethods
 from torchlight.ops.trigonometric import TrigonometricMethods
 from torchlight.ops.writes import WritesMethods
 
@@ -88,7 +93,8 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 
 class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods,
              TrigonometricMethods, ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods,
-             CopiesMethods, ScalarMapMethods, ComplexNumbersMethods,
+             CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods, ComplexNumbersMethods,
+             SortingMethods, SearchingMethods, SetsMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 
@@ -442,11 +448,33 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
         data = self.data
         return data if hasattr(data, "__dlpack__") else self.backend.xp.asarray(data)
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
+    def __dlpack__(self, /, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
         """Export for `from_dlpack`; refused for a tensor that requires grad (as `__array__`, and PyTorch)."""
         if self.requires_grad:
             raise RuntimeError(LEAVES_GRAPH.format(what="DLPack export"))
+        kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
         return self._exported().__dlpack__(**kwargs)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The array API namespace of Tensors, `torchlight.array_api` (what
+        `array_api_compat.array_namespace(t)` returns); `api_version` None,
+        "2023.12" or "2024.12"."""
+        namespace = sys.modules["torchlight.array_api"]  # (a layer above; torchlight's __init__ imports it)
+        if api_version is not None and api_version not in namespace.SUPPORTED_VERSIONS:
+            raise ValueError(f"__array_namespace__: api_version {api_version!r} is not supported "
+                             f"(torchlight.array_api serves {', '.join(namespace.SUPPORTED_VERSIONS)})")
+        return namespace
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """This tensor on `device` (a `Device`, as another tensor's `.device`, naming its backend;
+        or a device of this tensor's backend), differentiable: the standard's spelling of `.to`."""
+        if stream is not None:
+            raise ValueError("to_device: stream is not supported (pass None)")
+        if isinstance(device, Device):
+            return self.to(backend=device.backend, device=device.raw)
+        return self.to(device=device)
 
     def __dlpack_device__(self) -> Any:
         return self._exported().__dlpack_device__()
@@ -487,6 +515,9 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
 
     def __int__(self) -> int:
         return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
 
     def __index__(self) -> int:
         """A 0-d integer tensor as a Python int, wherever one is wanted (`items[i]`, `range(n)`, a dim)."""
@@ -595,8 +626,6 @@ def _lone_history() -> int:
     probe = Tensor._wrap(None, None)  # type: ignore[arg-type]
     probe.history = History()
     return _history_references(probe)
-
-
 def _is_complex_data(data: Any) -> bool:
     """Whether a seed given as an array or Python data (not a Tensor) holds complex numbers."""
     kind = getattr(getattr(data, "dtype", None), "kind", None)

@@ -18,9 +18,11 @@ Example:
 
 from __future__ import annotations
 
-#: the category modules, in database order (`nn`: the torchlight.nn.functional entries)
+#: the category modules, in database order (`nn`: the torchlight.nn.functional entries; `array_api`: the
+#: namespace functions that are more than a wrapper of one op, torchlight.array_api)
 MODULES = ("arithmetic", "linear_algebra", "elementwise", "activations", "trigonometric", "reductions", "shapes",
-           "indexing", "copies", "scalar_map", "comparisons", "writes", "complex_numbers", "nn")
+           "indexing", "copies", "scalar_map", "comparisons", "logical", "bitwise", "writes", "complex_numbers",
+           "sorting", "searching", "sets", "nn", "array_api")
 
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
 from conformance.ops.common import UNARY, binary, binary_errors, complex_twins, off_the_steps, unary
@@ -97,6 +98,26 @@ OPS: list[OpInfo] = [
     dividing("__rmod__", operator.mod, "Remainder", right=True),
 ]
 
+
+def _free(name: str) -> Any:
+    """`tl.name(a, b)`, a number on either side."""
+    return lambda a, b: getattr(tl, name)(a, b)
+
+
+OPS += [
+    binary("remainder", lambda a, b: a.remainder(b), operator.mod, "Remainder", domain=(off_the_steps, divisors),
+           cases=DIVIDE_CASES + (Case("number", ((3, 4),), kwargs={"number": 2.0}, domain=off_the_steps),)),
+    binary("floor_divide", lambda a, b: a.floor_divide(b), operator.floordiv, "FloorDivide",
+           domain=(off_the_steps, divisors), cases=DIVIDE_CASES),
+    binary("tl.remainder", _free("remainder"), operator.mod, "Remainder", domain=(off_the_steps, divisors),
+           cases=DIVIDE_CASES + (Case("number", ((3, 4),), kwargs={"number": 2.0}, domain=off_the_steps),)),
+    OpInfo("tl.remainder.number_first", lambda b, number: tl.remainder(number, b), lambda b, number: number % b,
+           (Case("number", ((3, 4),), kwargs={"number": 2.6}),), domain=divisors, function="Remainder"),
+    binary("tl.floor_divide", _free("floor_divide"), operator.floordiv, "FloorDivide",
+           domain=(off_the_steps, divisors), cases=DIVIDE_CASES),
+    OpInfo("positive", lambda x: x.positive(), operator.pos, UNARY[:3], method="positive"),
+    OpInfo("tl.positive", lambda x: tl.positive(x), operator.pos, UNARY[:3]),
+]
 # gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
 OPS = complex_twins(OPS, {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                           "__rtruediv__", "__neg__", "neg", "__pow__", "__rpow__"})

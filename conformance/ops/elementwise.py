@@ -197,5 +197,38 @@ OPS: list[OpInfo] = [
     ), domain=D.distinct, method="clip", function="Clamp"),
 ]
 
+
+def _nextafter(a: Any, b: Any = None, number: float | None = None, left: float | None = None,
+               free: bool = False) -> Any:
+    if left is not None:
+        return tl.nextafter(left, a)
+    other = number if b is None else b
+    return tl.nextafter(a, other) if free else a.nextafter(other)
+
+
+def _nextafter_ref(a: np.ndarray, b: Any = None, number: float | None = None, left: float | None = None,
+                   free: bool = False) -> np.ndarray:
+    return np.nextafter(left, a) if left is not None else np.nextafter(a, number if b is None else b)
+
+
+NEXTAFTER_CASES = (
+    Case("same_shape", ((3, 4), (3, 4))),
+    Case("broadcast", ((3, 1), (4,))),
+    Case("number", ((3, 4),), kwargs={"number": 0.0}),
+    Case("ties", ((3,), (3,)), domain=D.fixed([0.0, 1.0, -2.0]), note="x == y gives y"),
+    Case("empty", ((0, 3), (3,))),
+    Case("shape_mismatch", ((2, 3), (4,)), raises=ValueError, match="nextafter: shapes (2, 3) and (4,)"),
+)
+
+OPS += [
+    unary("reciprocal", lambda x: 1.0 / x, "Inv", domain=D.away_from_zero),
+    OpInfo("tl.reciprocal", lambda x: tl.reciprocal(x), lambda x: 1.0 / x, UNARY[:3], domain=D.away_from_zero,
+           function="Inv"),
+    OpInfo("nextafter", _nextafter, _nextafter_ref, NEXTAFTER_CASES, method="nextafter", differentiable=False,
+           output_dtype="float"),
+    OpInfo("tl.nextafter", lambda *a, **k: _nextafter(*a, free=True, **k), _nextafter_ref,
+           NEXTAFTER_CASES[:3] + (Case("number_left", ((3, 4),), kwargs={"left": 0.5}),), differentiable=False,
+           output_dtype="float"),
+]
 # gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
 OPS = complex_twins(OPS, {"exp", "log", "sqrt", "inv", "abs", "__abs__", "log1p", "expm1", "log2", "log10", "square"})

@@ -123,5 +123,81 @@ OPS: list[OpInfo] = [
            ), method="where", function="Where"),
 ]
 
+
+def _index(x: Any, index: Any) -> Any:
+    return x.backend.asarray(index, device=x._device) if isinstance(index, np.ndarray) else index
+
+
+def index_select_ref(x: np.ndarray, dim: int, index: Any) -> np.ndarray:
+    return np.take(x, np.reshape(np.asarray(index), (-1,)), axis=dim)
+
+
+#: an index's range is checked when a lazy value is computed, not at the call
+LAZY_INDEX_CHECK = {"dask": "Dask: the range check runs when the value is computed "
+                            "(tests/ops/test_index_select_take.py)"}
+
+INDEX_SELECT_CASES = (
+    Case("rows", ((3, 4),), kwargs={"dim": 0, "index": np.array([2, 0])}),
+    Case("duplicates", ((3, 4),), kwargs={"dim": 1, "index": np.array([3, 1, 3, 3])},
+         note="repeated indices sum their gradients"),
+    Case("negative", ((2, 3, 4),), kwargs={"dim": -1, "index": np.array([-1, 0])}),
+    Case("0d_index", ((3, 4),), kwargs={"dim": 0, "index": np.array(1)}),
+    Case("list", ((3, 4),), kwargs={"dim": 1, "index": [0, 0]}),
+    Case("empty_index", ((3, 4),), kwargs={"dim": 0, "index": np.zeros(0, dtype=np.int64)}),
+    Case("out_of_range", ((3, 4),), kwargs={"dim": 0, "index": np.array([3])}, raises=IndexError,
+         match="index_select: an index is out of range", skips=LAZY_INDEX_CHECK),
+    Case("2d_index", ((3, 4),), kwargs={"dim": 0, "index": np.array([[0]])}, raises=IndexError, match="1-d"),
+    Case("float_index", ((3, 4),), kwargs={"dim": 0, "index": np.array([0.0])}, raises=IndexError,
+         match="integer dtype"),
+    Case("bad_dim", ((3, 4),), kwargs={"dim": 2, "index": np.array([0])}, raises=IndexError, match="out of range"),
+)
+
+TAKE_CASES = (
+    Case("flat", ((3, 4),), kwargs={"index": np.array([0, 11, 5, 5])}),
+    Case("2d_index", ((3, 4),), kwargs={"index": np.array([[1, -1], [2, 2]])}),
+    Case("0d", ((),), kwargs={"index": np.array(0)}),
+    Case("out_of_range", ((2, 2),), kwargs={"index": np.array([4])}, raises=IndexError, match="take: an index",
+         skips=LAZY_INDEX_CHECK),
+)
+
+
+def take_along_ref(x: np.ndarray, indices: np.ndarray, dim: Any = None) -> np.ndarray:
+    if dim is None:
+        return np.take_along_axis(x.reshape(-1), indices.reshape(-1), 0)
+    shape = list(np.broadcast_shapes(*[tuple(np.delete(s, dim % x.ndim)) for s in (x.shape, indices.shape)]))
+    xs = shape[:dim % x.ndim] + [x.shape[dim]] + shape[dim % x.ndim:]
+    ix = shape[:dim % x.ndim] + [indices.shape[dim]] + shape[dim % x.ndim:]
+    return np.take_along_axis(np.broadcast_to(x, xs), np.broadcast_to(indices, ix), dim)
+
+
+TAKE_ALONG_CASES = (
+    Case("last", ((3, 4),), kwargs={"indices": np.array([[1], [0], [3]]), "dim": 1}),
+    Case("duplicates", ((3, 4),), kwargs={"indices": np.array([[0, 0, 2, 0]] * 2), "dim": 0}),
+    Case("negative", ((3, 4),), kwargs={"indices": np.array([[-1], [0], [-4]]), "dim": -1}),
+    Case("broadcast_input", ((1, 4),), kwargs={"indices": np.array([[1, 2], [0, 3], [3, 3]]), "dim": 1},
+         note="the input's size-1 dim broadcasts against the indices (the standard's rule)"),
+    Case("broadcast_indices", ((3, 4),), kwargs={"indices": np.array([[2, 0]]), "dim": 1}),
+    Case("flat", ((3, 4),), kwargs={"indices": np.array([11, 0, 4])}),
+    Case("ndim_mismatch", ((3, 4),), kwargs={"indices": np.array([1]), "dim": 1}, raises=ValueError,
+         match="take_along_dim: indices of shape (1,) and input of shape (3, 4)"),
+    Case("out_of_range", ((3, 4),), kwargs={"indices": np.array([[4]]), "dim": 1}, raises=IndexError,
+         match="take_along_dim: an index", skips=LAZY_INDEX_CHECK),
+)
+
+OPS += [
+    OpInfo("index_select", lambda x, dim, index: x.index_select(dim, _index(x, index)), index_select_ref,
+           INDEX_SELECT_CASES, method="index_select", function="Gather"),
+    OpInfo("tl.index_select", lambda x, dim, index: tl.index_select(x, dim, tl.tensor(_index(x, index))),
+           index_select_ref, INDEX_SELECT_CASES[:3], function="Gather"),
+    OpInfo("take", lambda x, index: x.take(_index(x, index)), lambda x, index: np.take(x, index), TAKE_CASES,
+           method="take", function="Gather"),
+    OpInfo("tl.take", lambda x, index: tl.take(x, tl.tensor(_index(x, index))), lambda x, index: np.take(x, index),
+           TAKE_CASES[:2], function="Gather"),
+    OpInfo("take_along_dim", lambda x, indices, dim=None: x.take_along_dim(_index(x, indices), dim), take_along_ref,
+           TAKE_ALONG_CASES, method="take_along_dim", function="TakeAlongAxis"),
+    OpInfo("tl.take_along_dim",
+           lambda x, indices, dim=None: tl.take_along_dim(x, tl.tensor(_index(x, indices)), dim), take_along_ref,
+           TAKE_ALONG_CASES[:4], function="TakeAlongAxis"),
+]
 # gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
 OPS = complex_twins(OPS, {"__getitem__"})

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
 from conformance.ops.common import complex_twins
@@ -254,6 +255,94 @@ OPS: list[OpInfo] = [
             Case("target_fixed", ((3, 4), (3, 4)), grad=(True, False)),
             Case("shape_mismatch", ((3,), (4,)), raises=ValueError, match="mse_loss: input shape (3,)")),
            method="mse_loss", function=("Sub", "Mul", "Sum")),
+]
+
+
+def cumulative_call(name: str, free: bool = False) -> Any:
+    def call(x: Any, dim: int, dtype: str | None = None, as_int: bool = False) -> Any:
+        x = x.astype("int64") if as_int else x
+        kwargs = {} if dtype is None else {"dtype": dtype}
+        return getattr(tl, name)(x, dim, **kwargs) if free else getattr(x, name)(dim, **kwargs)
+
+    return call
+
+
+def cumulative_ref(fn: Any) -> Any:
+    def ref(x: np.ndarray, dim: int, dtype: str | None = None, as_int: bool = False) -> np.ndarray:
+        x = x.astype(np.int64) if as_int else x
+        return fn(x, axis=dim) if x.ndim else x.copy()
+
+    return ref
+
+
+def whole(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    return rng.integers(-3, 4, shape).astype(np.float64)
+
+
+CUMPROD_CASES = CUMSUM_CASES + (
+    Case("zeros", ((2, 5),), domain=D.fixed([[2.0, 0.0, 3.0, 0.0, -1.5], [0.0, 1.5, -2.0, 0.5, 1.2]]),
+         kwargs={"dim": 1}, note="one and two zeros in a slice: the gradient is right there, to second order"),
+    Case("0d", ((),), kwargs={"dim": 0}),
+    Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+    Case("sequence_dim", ((3, 4),), kwargs={"dim": (0, 1)}, raises=TypeError, match="cumprod: dim must be one int"),
+)
+
+DTYPE_CASES = (
+    Case("int_to_float64", ((3, 4),), domain=whole, kwargs={"dim": 1, "dtype": "float64", "as_int": True},
+         dtypes=("float64",), forward_only=True, note="dtype= casts first: an integer input's result is a float"),
+)
+
+
+def diff_call(free: bool) -> Any:
+    def call(x: Any, *extra: Any, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None,
+             tensors: str = "") -> Any:
+        given = iter(extra)
+        if "p" in tensors:
+            prepend = next(given)
+        if "a" in tensors:
+            append = next(given)
+        return tl.diff(x, n, dim, prepend, append) if free else x.diff(n, dim, prepend, append)
+
+    return call
+
+
+def diff_tensors_ref(x: np.ndarray, *extra: np.ndarray, n: int = 1, dim: int = -1, prepend: Any = None,
+                     append: Any = None, tensors: str = "") -> np.ndarray:
+    given = iter(extra)
+    if "p" in tensors:
+        prepend = next(given)
+    if "a" in tensors:
+        append = next(given)
+    ends = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(x, n=n, axis=dim, **ends)
+
+
+DIFF_CASES = (
+    Case("1d", ((5,),)),
+    Case("n2_dim0", ((4, 3),), kwargs={"n": 2, "dim": 0}),
+    Case("n0", ((3, 4),), kwargs={"n": 0}, note="n = 0 gives the input"),
+    Case("n_beyond", ((3,),), kwargs={"n": 4}, note="more differences than elements: empty"),
+    Case("prepend_number", ((3, 4),), kwargs={"prepend": 0.5}),
+    Case("tensors", ((3, 4), (3, 2), (3, 1)), kwargs={"tensors": "pa"}, note="gradients reach prepend and append"),
+    Case("append_dim0", ((3, 4), (1, 4)), kwargs={"tensors": "a", "dim": 0, "n": 2}),
+    Case("0d", ((),), raises=ValueError, match="diff: a 0-d tensor"),
+    Case("bad_prepend", ((3, 4), (2, 2)), kwargs={"tensors": "p"}, raises=ValueError,
+         match="diff: prepend of shape (2, 2)"),
+    Case("negative_n", ((3,),), kwargs={"n": -1}, raises=ValueError, match="diff: n must be a non-negative int"),
+)
+
+OPS += [
+    OpInfo("cumprod", cumulative_call("cumprod"), cumulative_ref(np.cumprod), CUMPROD_CASES + DTYPE_CASES,
+           method="cumprod", function="Cumprod"),
+    OpInfo("tl.cumprod", cumulative_call("cumprod", free=True), cumulative_ref(np.cumprod), CUMSUM_CASES[:3],
+           function="Cumprod"),
+    OpInfo("cumsum.dtype", cumulative_call("cumsum"), cumulative_ref(np.cumsum), DTYPE_CASES + (
+        Case("same_dtype", ((3, 4),), kwargs={"dim": 0, "dtype": "float64"}, dtypes=("float64",)),
+    ), method="cumsum", function="Cumsum"),
+    OpInfo("tl.cumsum", cumulative_call("cumsum", free=True), cumulative_ref(np.cumsum), CUMSUM_CASES[:3],
+           function="Cumsum"),
+    OpInfo("diff", diff_call(False), diff_tensors_ref, DIFF_CASES, method="diff", function=("Gather", "Sub")),
+    OpInfo("tl.diff", diff_call(True), diff_tensors_ref, DIFF_CASES[:6], function=("Gather", "Sub", "Concat")),
 ]
 
 # gradients right for complex inputs too (PyTorch's convention): their first cases run again complex

@@ -267,5 +267,102 @@ OPS: list[OpInfo] = [
     ), function="SumTo"),
 ]
 
+
+def _stacked(parts: Any) -> Any:
+    """The tuple a tuple-returning op gives, stacked into one Tensor (what a case checks)."""
+    return tl.stack(list(parts))
+
+
+MOVEDIM_CASES = (
+    Case("one", ((2, 3, 4),), kwargs={"source": 0, "destination": -1}),
+    Case("two", ((2, 3, 4),), kwargs={"source": (0, 1), "destination": (2, 0)}),
+    Case("negative", ((2, 3, 4, 5),), kwargs={"source": (-1, 1), "destination": (0, -1)}),
+    Case("same", ((2, 3),), kwargs={"source": 1, "destination": 1}),
+    Case("0d", ((),), kwargs={"source": (), "destination": ()}),
+    Case("lengths_differ", ((2, 3),), kwargs={"source": (0, 1), "destination": (0,)}, raises=ValueError,
+         match="movedim: source (0, 1) and destination (0,)"),
+    Case("repeated", ((2, 3),), kwargs={"source": (0, 0), "destination": (0, 1)}, raises=ValueError,
+         match="names a dimension twice"),
+    Case("out_of_range", ((2, 3),), kwargs={"source": 2, "destination": 0}, raises=IndexError,
+         match="movedim: source dim 2 is out of range"),
+)
+
+
+def movedim_entry(name: str, call: Any) -> OpInfo:
+    return OpInfo(name, call, lambda x, source, destination: np.moveaxis(x, source, destination), MOVEDIM_CASES,
+                  method=None if name.startswith("tl.") else name, function="Permute")
+
+
+TRIANGLE_CASES = (
+    Case("square", ((4, 4),)),
+    Case("wide_k1", ((3, 5),), kwargs={"diagonal": 1}),
+    Case("tall_k_neg", ((5, 3),), kwargs={"diagonal": -2}),
+    Case("batched", ((2, 3, 4),)),
+    Case("k_beyond", ((3, 3),), kwargs={"diagonal": 5}),
+    Case("empty", ((0, 3),)),
+    Case("vector", ((3,),), raises=ValueError, match="needs a matrix"),
+)
+
+
+def triangle_entry(name: str, call: Any, ref: Any) -> OpInfo:
+    return OpInfo(name, call, lambda x, diagonal=0: ref(x, k=diagonal), TRIANGLE_CASES,
+                  method=None if name.startswith("tl.") else name, function="Triangle")
+
+
+UNBIND_CASES = (
+    Case("dim0", ((3, 4),)),
+    Case("dim1", ((3, 4),), kwargs={"dim": 1}),
+    Case("last", ((2, 3, 4),), kwargs={"dim": -1}),
+    Case("0d", ((),), raises=ValueError, match="unbind: a 0-d tensor"),
+    Case("bad_dim", ((3, 4),), kwargs={"dim": 2}, raises=IndexError, match="out of range"),
+)
+
+
+def broadcast_ref(*xs: np.ndarray) -> np.ndarray:
+    return np.stack(np.broadcast_arrays(*xs))
+
+
+def meshgrid_ref(*xs: np.ndarray, indexing: str = "ij") -> np.ndarray:
+    return np.stack(np.meshgrid(*xs, indexing=indexing))
+
+
+OPS += [
+    movedim_entry("movedim", lambda x, source, destination: x.movedim(source, destination)),
+    movedim_entry("moveaxis", lambda x, source, destination: x.moveaxis(source, destination)),
+    movedim_entry("tl.movedim", lambda x, source, destination: tl.movedim(x, source, destination)),
+    movedim_entry("tl.moveaxis", lambda x, source, destination: tl.moveaxis(x, source, destination)),
+    triangle_entry("tril", lambda x, diagonal=0: x.tril(diagonal), np.tril),
+    triangle_entry("triu", lambda x, diagonal=0: x.triu(diagonal), np.triu),
+    triangle_entry("tl.tril", lambda x, diagonal=0: tl.tril(x, diagonal), np.tril),
+    triangle_entry("tl.triu", lambda x, diagonal=0: tl.triu(x, diagonal), np.triu),
+    OpInfo("Triangle", lambda x, k, upper: F.Triangle.apply(x, k, upper),
+           lambda x, k, upper: np.triu(x, k) if upper else np.tril(x, k),
+           (Case("lower", ((3, 4),), kwargs={"k": 0, "upper": False}),
+            Case("upper", ((3, 4),), kwargs={"k": -1, "upper": True})), function="Triangle"),
+    OpInfo("unbind", lambda x, dim=0: _stacked(x.unbind(dim)), lambda x, dim=0: np.stack(np.moveaxis(x, dim, 0)),
+           UNBIND_CASES, method="unbind", function=("Gather", "Stack")),
+    OpInfo("tl.unbind", lambda x, dim=0: _stacked(tl.unbind(x, dim)),
+           lambda x, dim=0: np.stack(np.moveaxis(x, dim, 0)), UNBIND_CASES[:3], function=("Gather", "Stack")),
+    OpInfo("tl.broadcast_tensors", lambda *xs: _stacked(tl.broadcast_tensors(*xs)), broadcast_ref, (
+        Case("two", ((3, 1), (4,))),
+        Case("three", ((2, 1, 1), (3, 1), (4,))),
+        Case("same", ((2, 3), (2, 3))),
+        Case("one", ((2, 3),)),
+        Case("0d", ((), (3,))),
+        Case("one_side_grad", ((3, 1), (4,)), grad=(False, True)),
+        Case("mismatch", ((2, 3), (4,)), raises=ValueError, match="broadcast_tensors: shapes (2, 3) and (4,)"),
+    ), function=("BroadcastView", "Stack")),
+    OpInfo("tl.meshgrid", lambda *xs, indexing="ij": _stacked(tl.meshgrid(*xs, indexing=indexing)), meshgrid_ref, (
+        Case("ij", ((3,), (4,))),
+        Case("xy", ((3,), (4,)), kwargs={"indexing": "xy"}),
+        Case("three_xy", ((2,), (3,), (4,)), kwargs={"indexing": "xy"}),
+        Case("three_ij", ((2,), (3,), (4,))),
+        Case("one", ((3,),)),
+        Case("empty", ((0,), (3,))),
+        Case("one_side_grad", ((3,), (4,)), grad=(True, False)),
+        Case("matrix", ((2, 2), (3,)), raises=ValueError, match="meshgrid: expects 0-d or 1-d tensors"),
+        Case("bad_indexing", ((2,), (3,)), kwargs={"indexing": "ji"}, raises=ValueError, match="meshgrid: indexing"),
+    ), function=("Reshape", "BroadcastView", "Stack")),
+]
 # gradients right for complex inputs too (PyTorch's convention): their first cases run again complex
 OPS = complex_twins(OPS, {"permute", "T", "reshape", "expand", "flip", "roll", "tile", "tl.stack", "tl.cat", "SumTo"})

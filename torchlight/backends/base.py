@@ -26,6 +26,7 @@ import numpy as np
 
 from torchlight.backends import indexing, writes
 from torchlight.backends.devices import Device, unwrap
+from torchlight.backends.dtypes import DType
 from torchlight.backends.elementwise import mapper, reducer, zipper
 from torchlight.backends.errors import BackendError, BackendUnavailableError  # noqa: F401  (re-exported)
 
@@ -139,7 +140,7 @@ class Backend:
 
     def resolve_dtype(self, dtype: Any) -> Any:
         """A dtype of this namespace from a name ("float32", or NumPy's "f4", "double"),
-        a NumPy dtype or scalar type (`np.float32`), a Python type (`float` is float64,
+        a NumPy dtype or scalar type (`np.float32`), torchlight's own (`tl.float32`), a Python type (`float` is float64,
         `int` int64, `bool`, as NumPy reads them), or one of this namespace's dtypes.
 
         Every backend takes the same spellings, so `dtype=np.float32` works on
@@ -153,7 +154,7 @@ class Backend:
             >>> [str(be.resolve_dtype(d)) for d in ("f4", np.int32, bool)]
             ['array_api_strict.float32', 'array_api_strict.int32', 'array_api_strict.bool']
         """
-        if not isinstance(dtype, (str, type, np.dtype)):
+        if not isinstance(dtype, (str, type, np.dtype, DType)):
             return dtype
         known = self._dtype_cache.get(dtype)  # (the engine casts gradients with it: keep it cheap)
         if known is not None:

@@ -359,3 +359,26 @@ class ArithmeticMethods:
 
     def neg(self: Tensor) -> Tensor:
         return Neg.apply(self)
+
+    def positive(self: Tensor) -> Tensor:
+        """`+x`: the tensor itself, as PyTorch's `positive` (and `__pos__`) give it."""
+        return self
+
+    def remainder(self: Tensor, other: Any) -> Tensor:
+        """`self % other` with the sign of `other` (PyTorch's and the standard's remainder); d/dself = 1,
+        d/dother = -floor(self / other).
+
+        Example:
+            >>> import torchlight as tl
+            >>> a = tl.tensor([5.5, -5.5], requires_grad=True)
+            >>> out = a.remainder(2.0)
+            >>> out.sum().backward()
+            >>> out.tolist(), a.grad.tolist()
+            ([1.5, 0.5], [1.0, 1.0])
+        """
+        return self.__mod__(other)
+
+    def floor_divide(self: Tensor, other: Any) -> Tensor:
+        """`self // other`, rounded down (PyTorch's `floor_divide` since 1.13, the standard's); a step
+        function, so the gradient is 0."""
+        return self.__floordiv__(other)

@@ -1,4 +1,5 @@
-"""Comparisons and bitwise operators: `< <= > >= == !=` and `& | ^ ~`, boolean results, no gradient.
+"""Comparisons: `< <= > >= == !=`, boolean results, no gradient (the mask operators `& | ^ ~` are
+`torchlight.ops.bitwise`'s).
 
 Example:
     >>> import torchlight as tl
@@ -63,26 +64,3 @@ class ComparisonsMethods:
 
     def __ne__(self: Tensor, other: Any) -> Tensor:  # type: ignore[override]
         return self._compare("__ne__", other)
-
-    # `&`, `|`, `^`, `~`: masks combined as in NumPy and PyTorch ((x > 0) & (x < 1)); boolean or
-    # integer tensors only (the library refuses floats), no gradient, like the comparisons
-    def __and__(self: Tensor, other: Any) -> Tensor:
-        return self._compare("__and__", other)
-
-    def __rand__(self: Tensor, other: Any) -> Tensor:
-        return self._lift(other)._compare("__and__", self)
-
-    def __or__(self: Tensor, other: Any) -> Tensor:
-        return self._compare("__or__", other)
-
-    def __ror__(self: Tensor, other: Any) -> Tensor:
-        return self._lift(other)._compare("__or__", self)
-
-    def __xor__(self: Tensor, other: Any) -> Tensor:
-        return self._compare("__xor__", other)
-
-    def __rxor__(self: Tensor, other: Any) -> Tensor:
-        return self._lift(other)._compare("__xor__", self)
-
-    def __invert__(self: Tensor) -> Tensor:
-        return self._wrap(~self.data, self.backend)

@@ -550,3 +550,37 @@ class ElementwiseMethods:
         """
         _check_floating_pair("copysign", self, other)
         return binary("copysign", Copysign, self, other)
+
+    def reciprocal(self: Tensor) -> Tensor:
+        """1 / x (PyTorch's name for `inv`; an integer tensor's reciprocal is a float, as PyTorch's).
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([2.0, -4.0], requires_grad=True)
+            >>> x.reciprocal().sum().backward()
+            >>> x.grad.tolist()
+            [-0.25, -0.0625]
+        """
+        if not self.backend.is_floating(self.dtype):
+            return Inv.apply(self.astype(self.backend.default_float(self._device)))
+        return Inv.apply(self)
+
+    def nextafter(self: Tensor, other: Any) -> Tensor:
+        """The next floating-point value after each element in the direction of `other`, broadcasting
+        (real floating dtypes, as the standard's). A constant: PyTorch defines no gradient for it (its
+        backward raises); here the result carries none.
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([1.0])
+            >>> (x.nextafter(2.0) - x).item() == 2.0 ** -52
+            True
+        """
+        _check_floating_pair("nextafter", self, other)
+        other = self._lift(other)
+        check_same_backend("nextafter", self, other)
+        if not self.backend.xp.isdtype(self.dtype, "real floating") or other.dtype != self.dtype:
+            raise TypeError(f"nextafter: the inputs must have one real floating dtype, not {self.dtype} and "
+                            f"{other.dtype}")
+        broadcast_shapes("nextafter", self.shape, other.shape)
+        return self._wrap(self.backend.xp.nextafter(self.data, other.data), self.backend)

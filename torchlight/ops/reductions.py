@@ -23,7 +23,7 @@ from torchlight.engine import Context, Function
 from torchlight.ops.common import _const, _one_dim, _safe_reciprocal, mean_scale, normalize_dims
 from torchlight.ops.complex_numbers import conj, refuse_complex
 from torchlight.ops.indexing import Where
-from torchlight.ops.shapes import BroadcastView, Permute, Reshape
+from torchlight.ops.shapes import BroadcastView, Concat, Permute, Reshape
 
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
@@ -489,12 +489,14 @@ class ReductionsMethods:
         _extreme_dims("argmin", self, dim)
         return self._wrap(self.backend.xp.argmin(self.data, axis=dim, keepdims=keepdim), self.backend)
 
-    def cumsum(self: Tensor, dim: int) -> Tensor:
-        """The running sum along `dim` (the array API's `cumulative_sum`); a 0-d tensor stays as it is."""
+    def cumsum(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        """The running sum along `dim` (the array API's `cumulative_sum`); a 0-d tensor stays as it is.
+        `dtype` casts the input first (PyTorch's); a boolean input sums in the default integer."""
         axis = _one_dim("cumsum", self, dim)
-        if self.ndim == 0:
-            return self.clone()
-        return Cumsum.apply(self, axis)
+        x = _cumulative_input(self, dtype)
+        if x.ndim == 0:
+            return x.clone()
+        return Cumsum.apply(x, axis)
 
     def softmax(self: Tensor, dim: int = -1) -> Tensor:
         """exp(x) / sum(exp(x)) along `dim`; a floating-point input only (as PyTorch, and logsumexp)."""
@@ -513,3 +515,148 @@ class ReductionsMethods:
             raise ValueError(f"mse_loss: input shape {self.shape} and target shape {target.shape} differ")
         diff = self - target
         return (diff * diff).mean()
+
+    def cumprod(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        """The running product along `dim` (the standard's `cumulative_prod`; `dtype` casts the input
+        first). The gradient is right with zeros in the input, to second order (see `Cumprod`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([2.0, 0.0, 3.0], requires_grad=True)
+            >>> y = x.cumprod(0)
+            >>> y.sum().backward()
+            >>> y.tolist(), x.grad.tolist()
+            ([2.0, 0.0, 0.0], [1.0, 8.0, 0.0])
+        """
+        axis = _one_dim("cumprod", self, dim)
+        x = _cumulative_input(self, dtype)
+        if x.ndim == 0:
+            return x.clone()
+        return Cumprod.apply(x, axis)
+
+    def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+        """The n-th forward difference along `dim` (x[i + 1] - x[i], n times), after joining `prepend` and
+        `append` (Tensors, or numbers broadcast to one slice) at the ends, as PyTorch's and NumPy's
+        `diff`; differentiable. A boolean tensor's difference is `!=` (as both), with no gradient.
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([1.0, 4.0, 9.0], requires_grad=True)
+            >>> x.diff(prepend=0.0).tolist(), x.diff(n=2).tolist()
+            ([1.0, 3.0, 5.0], [2.0])
+        """
+        if self.ndim == 0:
+            raise ValueError("diff: a 0-d tensor has no dimension to difference")
+        if not hasattr(n, "__index__") or isinstance(n, bool) or n.__index__() < 0:
+            raise ValueError(f"diff: n must be a non-negative int, not {n!r}")
+        axis = _one_dim("diff", self, dim)
+        parts: list[Tensor | None] = []
+        for name, extra in (("prepend", prepend), ("append", append)):
+            if extra is None:
+                parts.append(None)
+                continue
+            t = self._lift(extra)
+            if t.ndim == 0:
+                t = t.expand(*(1 if i == axis else m for i, m in enumerate(self.shape)))
+            if t.ndim != self.ndim or any(m != k for i, (m, k) in enumerate(zip(t.shape, self.shape)) if i != axis):
+                raise ValueError(f"diff: {name} of shape {t.shape} must match the input's shape {self.shape} "
+                                 f"outside dim {axis}")
+            parts.append(t)
+        x = self
+        if parts[0] is not None or parts[1] is not None:
+            pieces = [p for p in (parts[0], self, parts[1]) if p is not None]
+            if len({p.dtype for p in pieces}) > 1:
+                dtype = _promoted(pieces)
+                pieces = [p if p.dtype == dtype else p.astype(dtype) for p in pieces]
+            x = Concat.apply(*pieces, axis)
+        boolean = x.backend.xp.isdtype(x.dtype, "bool")
+        lead = (slice(None),) * axis
+        for _ in range(n.__index__()):
+            if x.shape[axis] == 0:
+                break
+            later, earlier = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
+            x = later != earlier if boolean else later - earlier
+        return x
+
+
+def _cumulative_input(x: Tensor, dtype: Any) -> Tensor:
+    """What cumsum and cumprod run over: `x` cast to `dtype` when given, a boolean `x` to the default integer."""
+    if dtype is not None:
+        wanted = x.backend.resolve_dtype(dtype)
+        return x if x.dtype == wanted else x.astype(wanted)
+    if x.backend.xp.isdtype(x.dtype, "bool"):
+        return x.astype(x.backend.default_int(x._device))
+    return x
+
+
+def _promoted(pieces: list) -> Any:
+    """The dtype the pieces of a diff join in (the library's promotion of their arrays)."""
+    first = pieces[0]
+    xp = first.backend.xp
+    try:
+        return xp.result_type(*(p.data for p in pieces))
+    except TypeError:  # an integer beside a float on array_api_strict: the float
+        floats = [p.dtype for p in pieces if first.backend.is_floating(p.dtype)]
+        return floats[0] if floats else first.dtype
+
+
+class Cumprod(Function):
+    """The running product along `axis`.
+
+    The gradient of y_j = x_0 ... x_j is right with zeros in the input. A
+    first-order backward divides by x only before a slice's first zero and
+    gives the first zero the running product of the others (each masked
+    where it applies, PyTorch's cumprod_backward); with `create_graph` it is
+    made differentiable instead, as Prod's: each element replaced by 1 in
+    turn (an n x n mask per slice of n elements) and Cumprod again, so second
+    derivatives are right at zeros too, at n times the memory of the slice.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, axis: int) -> Any:
+        ctx.save_for_backward(a, axis)
+        return a.backend.xp.cumulative_prod(a.data, axis=axis)
+
+    @staticmethod
+    def backward(ctx: Context, g: Tensor) -> tuple:
+        a, axis = ctx.saved_tensors
+        if grad_mode.is_grad_enabled():
+            return _cumprod_grad_graph(a, g, axis), None
+        return _const(a, _cumprod_grad_array(a.data, g.data, axis, a)), None
+
+
+def _cumprod_grad_array(x: Any, g: Any, axis: int, like: Any) -> Any:
+    """Cumprod's first-order gradient as arrays (see `Cumprod`)."""
+    xp = like.backend.xp
+    device = like._device
+    zero = x == xp.zeros((), dtype=x.dtype, device=device)
+    one = xp.ones((), dtype=x.dtype, device=device)
+    nought = xp.zeros((), dtype=x.dtype, device=device)
+    zeros_so_far = xp.cumulative_sum(xp.astype(zero, xp.int32), axis=axis)
+    safe = xp.where(zero, one, x)
+    running = xp.cumulative_prod(safe, axis=axis)  # the product of the nonzero elements so far
+
+    def reverse_cumsum(v: Any) -> Any:
+        return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
+
+    before = zeros_so_far == 0
+    first = zeros_so_far == 1
+    before_zero = reverse_cumsum(xp.where(before, g * running, nought)) / safe
+    at_zero = reverse_cumsum(xp.where(first, g * running, nought))
+    return xp.where(before, before_zero, xp.where(zero & first, at_zero, nought))
+
+
+def _cumprod_grad_graph(a: Tensor, g: Tensor, axis: int) -> Tensor:
+    """Cumprod's gradient as Tensor ops that differentiate again (see `Cumprod`)."""
+    xp = a.backend.xp
+    device = a._device
+    n = a.shape[axis]
+    x = a.movedim(axis, -1)
+    gm = g.movedim(axis, -1)
+    rows = xp.reshape(xp.arange(n, device=device), (n, 1))
+    cols = xp.reshape(xp.arange(n, device=device), (1, n))
+    ones = _const(a, xp.ones((), dtype=a.dtype, device=device))
+    replaced = Where.apply(_const(a, rows == cols), ones, x.unsqueeze(-2))  # row i: x with x_i := 1
+    later = _const(a, xp.astype(cols >= rows, a.dtype))  # y_j depends on x_i for j >= i
+    grad = (Cumprod.apply(replaced, replaced.ndim - 1) * later * gm.unsqueeze(-2)).sum(-1)
+    return grad.movedim(-1, axis)

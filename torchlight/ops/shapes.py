@@ -510,3 +510,159 @@ class ShapesMethods:
         if n == 0:
             return self.split([0] * chunks, axis)
         return self.split(-(-n // chunks), axis)
+
+    def movedim(self: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """The dimensions `source` moved to the positions `destination` (ints, or sequences of one
+        length), the others kept in their order (PyTorch's `movedim`; `moveaxis` is the same).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.zeros(2, 3, 4).movedim(0, -1).shape, tl.zeros(2, 3, 4).movedim((0, 1), (2, 0)).shape
+            ((3, 4, 2), (3, 4, 2))
+        """
+        return Permute.apply(self, _moved_axes("movedim", self, source, destination))
+
+    moveaxis = movedim
+
+    def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+        """The lower triangle of each matrix (the last two dims): elements with column - row <=
+        `diagonal` kept, the others 0; the gradient is masked the same way.
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.ones(2, 3).tril().tolist(), tl.ones(2, 3).triu(1).tolist()
+            ([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]], [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+        """
+        return Triangle.apply(self, _diagonal("tril", self, diagonal), False)
+
+    def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+        """The upper triangle of each matrix: elements with column - row >= `diagonal` kept, the others 0."""
+        return Triangle.apply(self, _diagonal("triu", self, diagonal), True)
+
+    def unbind(self: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along `dim`, that dim removed (PyTorch's `unbind`); each is an index of this tensor,
+        so the gradients of the pieces come back to their places.
+
+        Example:
+            >>> import torchlight as tl
+            >>> [p.tolist() for p in tl.tensor([[1.0, 2.0], [3.0, 4.0]]).unbind(1)]
+            [[1.0, 3.0], [2.0, 4.0]]
+        """
+        if self.ndim == 0:
+            raise ValueError("unbind: a 0-d tensor has no dimension to unbind")
+        axis = _one_dim("unbind", self, dim)
+        lead = (slice(None),) * axis
+        return tuple(Gather.apply(self, lead + (i,)) for i in range(self.shape[axis]))
+
+
+def _moved_axes(op: str, x: Tensor, source: Any, destination: Any) -> tuple[int, ...]:
+    """The permutation that moves `source` to `destination` (the errors name `op` and the argument)."""
+    src = (source,) if hasattr(source, "__index__") else tuple(source)
+    dst = (destination,) if hasattr(destination, "__index__") else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"{op}: source {src} and destination {dst} must have the same number of dims")
+    n = x.ndim
+    for name, dims in (("source", src), ("destination", dst)):
+        for d in dims:
+            if not -max(n, 1) <= operator.index(d) < max(n, 1):
+                raise IndexError(f"{op}: {name} dim {d} is out of range for a tensor with {n} dimension(s)")
+    s = [operator.index(d) % max(n, 1) for d in src]
+    t = [operator.index(d) % max(n, 1) for d in dst]
+    for name, found, given in (("source", s, src), ("destination", t, dst)):
+        if len(set(found)) != len(found):
+            raise ValueError(f"{op}: {name} {given} names a dimension twice")
+    if n == 0:
+        return ()
+    order: list[int | None] = [None] * n
+    for a, b in zip(s, t):
+        order[b] = a
+    rest = iter(d for d in range(n) if d not in s)
+    return tuple(d if d is not None else next(rest) for d in order)
+
+
+def _diagonal(op: str, x: Tensor, diagonal: Any) -> int:
+    if x.ndim < 2:
+        raise ValueError(f"{op}: needs a matrix or a batch of them (2 or more dims), not a tensor of shape {x.shape}")
+    if not hasattr(diagonal, "__index__") or isinstance(diagonal, bool):
+        raise TypeError(f"{op}: diagonal must be an int, not {diagonal!r}")
+    return operator.index(diagonal)
+
+
+class Triangle(Function):
+    """The lower (`upper` False: column - row <= k) or upper (column - row >= k) triangle of each
+    matrix, the rest 0; linear, so the backward is the same triangle of g."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, k: int, upper: bool) -> Any:
+        xp = a.backend.xp
+        ctx.save_for_backward(k, upper)
+        m, n = a.shape[-2:]
+        device = a._device
+        offset = xp.reshape(xp.arange(n, device=device), (1, n)) - xp.reshape(xp.arange(m, device=device), (m, 1))
+        keep = offset >= k if upper else offset <= k
+        return xp.where(keep, a.data, xp.zeros((), dtype=a.dtype, device=device))
+
+    @staticmethod
+    def backward(ctx: Context, g: Tensor) -> tuple:
+        k, upper = ctx.saved_tensors
+        return Triangle.apply(g, k, upper), None, None
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors broadcast to their common shape (PyTorch's `broadcast_tensors`, the standard's
+    `broadcast_arrays`); each result's gradient is summed back to its input's shape.
+
+    Example:
+        >>> import torchlight as tl
+        >>> a, b = tl.broadcast_tensors(tl.tensor([[1.0], [2.0]]), tl.tensor([3.0, 4.0, 5.0]))
+        >>> a.shape, b.tolist()
+        ((2, 3), [[3.0, 4.0, 5.0], [3.0, 4.0, 5.0]])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        return ()
+    parts = _parts("broadcast_tensors", tensors)
+    shape = parts[0].shape
+    for t in parts[1:]:
+        _check_backend("broadcast_tensors", parts[0], t)
+        shape = broadcast_shapes("broadcast_tensors", shape, t.shape)
+    return tuple(t if t.shape == shape else BroadcastView.apply(t, shape) for t in parts)
+
+
+def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-d tensors (PyTorch's `meshgrid`): with `indexing="ij"` (PyTorch's
+    default) the i-th result varies along dim i; with "xy" (NumPy's and the standard's default) the
+    first two dims are swapped. Each grid's gradient is summed back to its vector.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x, y = tl.meshgrid(tl.tensor([1.0, 2.0, 3.0]), tl.tensor([4.0, 5.0]), indexing="xy")
+        >>> x.shape, x.tolist()[0], y.tolist()[0]
+        ((2, 3), [1.0, 2.0, 3.0], [4.0, 4.0, 4.0])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', not {indexing!r}")
+    if not tensors:
+        return ()
+    parts = _parts("meshgrid", tensors)
+    for i, t in enumerate(parts):
+        _check_backend("meshgrid", parts[0], t)
+        if t.ndim > 1:
+            raise ValueError(f"meshgrid: expects 0-d or 1-d tensors; tensor {i} has shape {t.shape}")
+        if t.dtype != parts[0].dtype:
+            raise TypeError(f"meshgrid: the tensors must have one dtype; tensor {i} is {t.dtype}, tensor 0 "
+                            f"{parts[0].dtype}")
+    sizes = [t.size for t in parts]
+    axes = list(range(len(parts)))
+    if indexing == "xy" and len(parts) > 1:
+        axes[0], axes[1] = 1, 0
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for t, axis in zip(parts, axes):
+        view = [1] * len(parts)
+        view[axis] = t.size
+        out.append(BroadcastView.apply(Reshape.apply(t, tuple(view)), tuple(sizes)))
+    return tuple(out)

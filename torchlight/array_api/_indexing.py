@@ -1,0 +1,27 @@
+"""Indexing functions: take and take_along_axis (gradients scatter back to the picked places)."""
+
+from __future__ import annotations
+
+from torchlight.array_api._helpers import axis_tuple, tensor_arg
+from torchlight.tensor import Tensor
+
+__all__ = ["take", "take_along_axis"]
+
+
+def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
+    """The elements of `x` at `indices` (1-d integers) along `axis` (optional for a 1-d `x`)."""
+    x = tensor_arg(x, "take")
+    indices = tensor_arg(indices, "take", "indices")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
+        axis = 0
+    (axis,) = axis_tuple(axis, x.ndim, "take")
+    return x.index_select(axis, indices)
+
+
+def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
+    """The elements of `x` at `indices` (of x's rank) along `axis`."""
+    x = tensor_arg(x, "take_along_axis")
+    indices = tensor_arg(indices, "take_along_axis", "indices")
+    return x.take_along_dim(indices, dim=axis)
