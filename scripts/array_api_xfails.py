@@ -25,22 +25,6 @@ RULES: list[tuple[str, str]] = [
      "NumPy's floor_divide at +-infinity (array_api_strict fails the same 18 cases: it computes with NumPy)"),
     (r"test_special_cases\.py::test_unary\[expm1\(real",
      "NumPy's complex expm1 at infinities and NaN (array_api_strict fails the same 6 cases)"),
-    (r"test_setitem|__i(add|sub|mul|truediv|floordiv|pow|mod|and|or|xor|lshift|rshift|matmul)__|test_iop",
-     "waiting for branch `writes`: recorded __setitem__ and in-place operators"),
-    (r"test_(conj|real|imag)\b|test_asarray_arrays|test_repeat|test_unstack",
-     "waiting for branch `complex`: x.real, x.imag, x.conj() (the suite's checks read them)"),
-    (r"bitwise|shift", "waiting for branch `newops` (group 2): bitwise_* and shift operators"),
-    (r"reciprocal|positive|nextafter|remainder", "waiting for branch `newops` (group 3): reciprocal, positive, "
-                                                 "nextafter, remainder"),
-    (r"moveaxis|unstack|meshgrid|tril|triu|broadcast_arrays",
-     "waiting for branch `newops` (group 4): movedim, unbind, meshgrid, tril/triu"),
-    (r"test_take|take_along", "waiting for branch `newops` (group 5): index_select, take_along_dim"),
-    (r"cumulative|test_diff", "waiting for branch `newops` (group 6): cumprod/cumsum(dtype=), diff"),
-    (r"tensordot|vecdot", "waiting for branch `newops` (group 7): tensordot, vecdot"),
-    (r"test_sort|test_argsort|searchsorted|nonzero", "waiting for branch `newops` (group 8): sort, argsort, "
-                                                     "searchsorted, nonzero"),
-    (r"unique", "branch `newops`'s torchlight.ops.sets on array_api_strict: a boolean input fails there (its argsort "
-                "refuses booleans); the numpy-default run passes them"),
 ]
 
 

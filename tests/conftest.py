@@ -10,7 +10,13 @@ array_api_strict, "0" for cupy), else the backend's default device.
 
 from __future__ import annotations
 
-import pytest
+import os
+
+# scipy reads SCIPY_ARRAY_API once, at its first import, which any test may trigger (scikit-learn
+# imports scipy): tests/array_api/test_third_party_code.py runs scipy's array-API code on Tensors
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import pytest  # noqa: E402
 
 import torchlight as tl
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
+from torchlight.ops import sets
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
-from torchlight.ops.sets import unique
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
 from torchlight.ops.sorting import SortResult
 from torchlight.tensor import Tensor
@@ -636,3 +636,20 @@ def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
         [[1], [2]]
     """
     return _tensor_of("nonzero", input).nonzero(as_tuple=as_tuple)
+
+
+def unique(input: Any, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+    """The distinct values of `input`, sorted, with the inverse indices and the counts when asked
+    (PyTorch's `torch.unique`; `input.unique(...)`). The values carry gradients, each value's split
+    evenly among its occurrences; `dim` other than None is a ValueError; on a lazy backend (Dask),
+    whose count of values is unknown until computed, a ValueError.
+
+    Example:
+        >>> import torchlight as tl
+        >>> values, counts = tl.unique(tl.tensor([3, 1, 3]), return_counts=True)
+        >>> values.tolist(), counts.tolist()
+        ([1, 3], [1, 2])
+    """
+    return sets.unique(input if isinstance(input, Tensor) else tensor(input), sorted, return_inverse,
+                       return_counts, dim)

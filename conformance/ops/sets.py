@@ -1,15 +1,20 @@
-"""The set entries: unique_values / unique_all / tl.unique / x.unique values (Function UniqueValues:
-each occurrence gets its value's gradient) and the indices, inverse indices and counts (no gradient).
+"""The set entries: unique_values, unique_all, unique_counts, unique_inverse (Function UniqueValues), and
+PyTorch's `unique` as a method and a free function.
 
-The differentiable cases draw distinct values (a repeat is a tie, where
-central differences are meaningless); the `repeats` and `nans` cases check
-the values alone. None runs on Dask: the number of values depends on the
-data, and the functions raise there (tests/ops/test_unique.py).
+A function that returns several arrays is checked through one Tensor: its
+fields flattened, each scaled by its position, and joined (`joined`), so a
+wrong value, index, inverse index or count, or a field out of place, shows;
+the values part carries the gradient. Inputs are `distinct` (an index moves
+when two elements swap places, a jump central differences would see); the reference is `np.unique` with
+`equal_nan=False` (every NaN its own value, as the standard says). Ties
+(`small_integers`) get the documented gradient: each value's split evenly
+among its occurrences. The number of distinct values is data-dependent, so
+Dask refuses them all (tests/ops/test_sets.py checks the refusal).
 
 Example:
     >>> from conformance.ops.sets import OPS
-    >>> OPS[0].name, OPS[0].function
-    ('unique_values', 'UniqueValues')
+    >>> sorted(op.name for op in OPS if op.method == "unique")
+    ['unique']
 """
 
 from __future__ import annotations
@@ -23,71 +28,98 @@ from conformance import domains as D
 from conformance.opinfo import Case, OpInfo
 from torchlight.ops import sets
 
-LAZY = {"dask": "Dask: the number of unique values depends on the data; these raise (tests/ops/test_unique.py)"}
-
-REPEATS = D.fixed([[2.0, -1.0, 2.0, 0.0], [-0.0, 3.5, -1.0, 2.0]])
-NANS = D.fixed([np.nan, 1.0, np.nan, 1.0, -2.0])
-
-VALUE_CASES = (
-    Case("1d", ((6,),)),
-    Case("2d", ((3, 4),)),
-    Case("0d", ((),)),
-    Case("empty", ((0, 3),)),
-    Case("repeats", ((2, 4),), domain=REPEATS, forward_only=True, note="-0.0 and 0.0 are one value"),
-    Case("nans", ((5,),), domain=NANS, ieee=True, forward_only=True, note="each NaN is its own value"),
-)
-
-INDEX_CASES = (
-    Case("2d", ((3, 4),)),
-    Case("repeats", ((2, 4),), domain=REPEATS),
-    Case("nans", ((5,),), domain=NANS, ieee=True),
-    Case("empty", ((0, 3),)),
-)
+#: why no entry here runs on Dask
+LAZY = {"dask": "Dask: the number of distinct values is unknown until computed: torchlight raises a ValueError "
+                "naming the function (tests/ops/test_sets.py)"}
 
 
-def np_unique(x: np.ndarray) -> tuple:
-    return np.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+def small_integers(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Whole numbers 0..3 (as floats): most values occur more than once."""
+    return rng.integers(0, 4, shape).astype(np.float64)
 
 
-def part(call: Any, index: int) -> Any:
-    return lambda x: call(x)[index]
+WITH_NAN = D.fixed([[2.0, np.nan, -1.0], [np.nan, 2.0, 0.5]])
 
 
-def ref(index: int, shaped: bool = False) -> Any:
-    def reference(x: np.ndarray) -> np.ndarray:
-        out = np_unique(x)[index]
-        return np.reshape(out, x.shape) if shaped else out
+def joined(fields: Any) -> Any:
+    """The fields of a result (a Tensor or a tuple of them), each flattened in the first one's dtype,
+    times its position (1, 2, ...), joined into one Tensor (`tl.cat`, or `np.concatenate` for arrays)."""
+    if not isinstance(fields, tuple):
+        fields = (fields,)
+    if isinstance(fields[0], np.ndarray):
+        return np.concatenate([np.reshape(f, (-1,)).astype(np.float64) * (i + 1) for i, f in enumerate(fields)])
+    dtype = fields[0].dtype
+    return tl.cat([f.reshape(-1).astype(dtype) * float(i + 1) for i, f in enumerate(fields)])
 
-    return reference
+
+def ref(x: np.ndarray, index: bool = False, inverse: bool = False, counts: bool = False) -> np.ndarray:
+    """np.unique's fields (values first, then those asked for), joined; inverse indices shaped like x."""
+    out = np.unique(x, return_index=index, return_inverse=inverse, return_counts=counts, equal_nan=False)
+    return joined(out if isinstance(out, tuple) else (out,))
 
 
-def free_unique(x: Any) -> Any:
-    return tl.unique(x, return_inverse=True, return_counts=True)
+def spread(x: np.ndarray, **kwargs: Any) -> tuple[np.ndarray]:
+    """The gradient of sum(values) for any ties: 1 / count at each element (its value's share)."""
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, equal_nan=False)
+    return ((1.0 / counts)[np.reshape(inverse, x.shape)],)
+
+
+def cases(**kwargs: Any) -> tuple[Case, ...]:
+    """The cases every set entry runs (`kwargs` go to both sides)."""
+    return (
+        Case("1d", ((6,),), kwargs=kwargs),
+        Case("2d", ((3, 4),), kwargs=kwargs, note="the input is flattened; inverse indices keep its shape"),
+        Case("0d", ((),), kwargs=kwargs),
+        Case("empty", ((0, 3),), kwargs=kwargs),
+        Case("ties", ((3, 4),), domain=small_integers, kwargs=kwargs, grad_reference=spread, double_backward=False,
+             note="each value's gradient split evenly among its occurrences (central differences would split "
+                  "the value)"),
+        Case("nan", ((2, 3),), domain=WITH_NAN, kwargs=kwargs, forward_only=True,
+             note="each NaN a distinct value, sorted last"),
+        Case("not_a_tensor", ((3,),), kwargs={**kwargs, "as_list": True}, raises=TypeError,
+             match="expects a Tensor"),
+    )
+
+
+def entry(name: str, call: Any, fields: dict[str, bool], method: str | None = None,
+          extra: tuple[Case, ...] = ()) -> OpInfo:
+    """An entry whose call gives the joined fields of the set function `call(x, **kwargs)`."""
+    def run(x: Any, as_list: bool = False, **kwargs: Any) -> Any:
+        return joined(call(x.tolist() if as_list else x, **kwargs))
+
+    def reference(x: np.ndarray, as_list: bool = False, **kwargs: Any) -> np.ndarray:
+        return ref(x, **fields)
+
+    return OpInfo(name, run, reference, cases() + extra, domain=D.distinct, method=method, function="UniqueValues",
+                  skips=LAZY)
+
+
+def unique_kwargs(fields: dict[str, bool]) -> dict[str, bool]:
+    return {"return_inverse": fields.get("inverse", False), "return_counts": fields.get("counts", False)}
 
 
 OPS: list[OpInfo] = [
-    OpInfo("unique_values", sets.unique_values, ref(0), VALUE_CASES, domain=D.distinct, function="UniqueValues",
-           skips=LAZY),
-    OpInfo("unique_all.values", part(sets.unique_all, 0), ref(0), VALUE_CASES[:2], domain=D.distinct,
-           function="UniqueValues", skips=LAZY),
-    OpInfo("unique_all.indices", part(sets.unique_all, 1), ref(1), INDEX_CASES, differentiable=False,
-           output_dtype="int", skips=LAZY),
-    OpInfo("unique_all.inverse_indices", part(sets.unique_all, 2), ref(2, shaped=True), INDEX_CASES,
-           differentiable=False, output_dtype="int", skips=LAZY),
-    OpInfo("unique_all.counts", part(sets.unique_all, 3), ref(3), INDEX_CASES, differentiable=False,
-           output_dtype="int", skips=LAZY),
-    OpInfo("unique_counts.counts", part(sets.unique_counts, 1), ref(3), INDEX_CASES[:2], differentiable=False,
-           output_dtype="int", skips=LAZY),
-    OpInfo("unique_inverse.inverse_indices", part(sets.unique_inverse, 1), ref(2, shaped=True), INDEX_CASES[:2],
-           differentiable=False, output_dtype="int", skips=LAZY),
-    OpInfo("tl.unique", lambda x: tl.unique(x), ref(0), VALUE_CASES[:2] + VALUE_CASES[4:], domain=D.distinct,
-           function="UniqueValues", skips=LAZY),
-    OpInfo("tl.unique.inverse", part(free_unique, 1), ref(2, shaped=True), INDEX_CASES[:2], differentiable=False,
-           output_dtype="int", skips=LAZY),
-    OpInfo("tl.unique.counts", part(free_unique, 2), ref(3), INDEX_CASES[:2], differentiable=False,
-           output_dtype="int", skips=LAZY),
-    OpInfo("unique", lambda x, dim=None: x.unique(dim=dim), lambda x, dim=None: ref(0)(x), VALUE_CASES[:2] + (
-        Case("dim", ((3, 4),), kwargs={"dim": 0}, raises=ValueError, match="unique: dim=0 is not supported"),),
-        domain=D.distinct,
-        method="unique", function="UniqueValues", skips=LAZY),
+    entry("unique_values", sets.unique_values, {}),
+    entry("unique_all", lambda x: tuple(sets.unique_all(x)), {"index": True, "inverse": True, "counts": True}),
+    entry("unique_counts", lambda x: tuple(sets.unique_counts(x)), {"counts": True}),
+    entry("unique_inverse", lambda x: tuple(sets.unique_inverse(x)), {"inverse": True}),
+    OpInfo("unique", lambda x, **kw: joined(x.unique(**kw)),
+           lambda x, return_inverse=False, return_counts=False, **kw: ref(x, inverse=return_inverse,
+                                                                         counts=return_counts), (
+               Case("values", ((3, 4),)),
+               Case("inverse_counts", ((3, 4),), domain=small_integers,
+                    kwargs={"return_inverse": True, "return_counts": True}, grad_reference=spread,
+                    double_backward=False),
+               Case("counts", ((5,),), kwargs={"return_counts": True}),
+               Case("sorted_false", ((5,),), kwargs={"sorted": False, "return_inverse": True},
+                    note="sorted all the same (an order PyTorch allows)"),
+               Case("dim", ((3, 4),), kwargs={"dim": 0}, raises=ValueError, match="unique: dim=0"),
+           ), domain=D.distinct, method="unique", function="UniqueValues", skips=LAZY),
+    OpInfo("tl.unique", lambda x, **kw: joined(tl.unique(x, **kw)),
+           lambda x, return_inverse=False, return_counts=False: ref(x, inverse=return_inverse,
+                                                                    counts=return_counts), (
+               Case("1d", ((6,),), domain=small_integers, kwargs={"return_inverse": True}, grad_reference=spread,
+                    double_backward=False),
+               Case("distinct", ((2, 3),), kwargs={"return_counts": True}),
+           ), domain=D.distinct, function="UniqueValues", skips=LAZY),
 ]

@@ -61,7 +61,8 @@ REFUSED_CASES = {
     # the harness makes the labels Tensor inside fn from a NumPy array: a tensor made while recording
     **{("nn.functional.cross_entropy", c): MADE_OUTSIDE for c in (
         "mean", "sum", "none", "spatial", "unbatched", "large", "probabilities_options")},
-    # the ops of branch newops: results without history (booleans, integers, nextafter's constant)
+    # the ops the standard added (logical, bitwise, ...): results without history (booleans, integers,
+    # nextafter's constant)
     # made from traced values, and index arrays among the arguments
     **{pair: MADE_OUTSIDE for pair in (
         ('__and__.ints', '0d'), ('__and__.ints', 'broadcast'), ('__and__.ints', 'empty'), ('__and__.ints', 'ints'),
@@ -157,7 +158,7 @@ REFUSED_CASES = {
         ('tl.take_along_dim', 'broadcast_input'), ('tl.take_along_dim', 'duplicates'),
         ('tl.take_along_dim', 'last'), ('tl.take_along_dim', 'negative'),
     )},
-    # the ops of newops' later groups: index, count and boolean results made from traced values, and the
+    # the sorting, searching and set ops: index, count and boolean results made from traced values, and the
     # permutations and inverse indices that sort and unique gather with
     **{pair: MADE_OUTSIDE for pair in (
         ('argsort', '0d'), ('argsort', '1d'), ('argsort', 'batched'), ('argsort', 'columns_descending'),
@@ -171,24 +172,11 @@ REFUSED_CASES = {
         ('tl.diff', 'prepend_number'), ('tl.nonzero', '2d'), ('tl.searchsorted', '1d'),
         ('tl.searchsorted', 'batched'), ('tl.searchsorted', 'empty_values'), ('tl.searchsorted', 'number'),
         ('tl.searchsorted', 'side_right'), ('tl.searchsorted', 'ties_left'), ('tl.searchsorted', 'ties_right'),
-        ('tl.unique.counts', '2d'), ('tl.unique.counts', 'repeats'), ('tl.unique.inverse', '2d'),
-        ('tl.unique.inverse', 'repeats'), ('unique_all.counts', '2d'), ('unique_all.counts', 'empty'),
-        ('unique_all.counts', 'nans'), ('unique_all.counts', 'repeats'), ('unique_all.indices', '2d'),
-        ('unique_all.indices', 'empty'), ('unique_all.indices', 'nans'), ('unique_all.indices', 'repeats'),
-        ('unique_all.inverse_indices', '2d'), ('unique_all.inverse_indices', 'empty'),
-        ('unique_all.inverse_indices', 'nans'), ('unique_all.inverse_indices', 'repeats'),
-        ('unique_counts.counts', '2d'), ('unique_counts.counts', 'repeats'),
-        ('unique_inverse.inverse_indices', '2d'), ('unique_inverse.inverse_indices', 'repeats'),
-    )},
+        )},
     **{pair: ARRAY_ARG for pair in (
         ('TakePermutation', 'reverse'), ('sort', '1d'), ('sort', 'batched'), ('sort', 'columns_descending'),
         ('sort', 'empty'), ('sort', 'nan_last'), ('sort', 'rows'), ('sort', 'ties_stable'), ('tl.sort', '1d'),
-        ('tl.sort', 'columns_descending'), ('tl.sort', 'rows'), ('tl.unique', '1d'), ('tl.unique', '2d'),
-        ('tl.unique', 'nans'), ('tl.unique', 'repeats'), ('unique', '1d'), ('unique', '2d'),
-        ('unique_all.values', '1d'), ('unique_all.values', '2d'), ('unique_values', '0d'), ('unique_values', '1d'),
-        ('unique_values', '2d'), ('unique_values', 'empty'), ('unique_values', 'nans'),
-        ('unique_values', 'repeats'),
-    )},
+        ('tl.sort', 'columns_descending'), ('tl.sort', 'rows'), )},
     ("tl.searchsorted", "sorter"): "converts a traced tensor to a Python value",
     # the array API namespace: include_initial's first slice and where's condition are made inside fn (a
     # factory, an asarray), repeat gathers with an index array it makes
@@ -271,17 +259,9 @@ REFUSED_OPS.update({
     'nonzero': MADE_OUTSIDE,
     'nonzero.as_tuple': MADE_OUTSIDE,
     'tl.nonzero': MADE_OUTSIDE,
-    'unique_values': ARRAY_ARG,
-    'unique_all.values': ARRAY_ARG,
-    'unique_all.indices': MADE_OUTSIDE,
-    'unique_all.inverse_indices': MADE_OUTSIDE,
-    'unique_all.counts': MADE_OUTSIDE,
-    'unique_counts.counts': MADE_OUTSIDE,
-    'unique_inverse.inverse_indices': MADE_OUTSIDE,
-    'tl.unique': ARRAY_ARG,
-    'tl.unique.inverse': MADE_OUTSIDE,
-    'tl.unique.counts': MADE_OUTSIDE,
-    'unique': ARRAY_ARG,
+    # the distinct values (an array of them, and of the inverse indices, passed to the op)
+    **{name: ARRAY_ARG for name in ("unique_values", "unique_all", "unique_counts", "unique_inverse", "unique",
+                                    "tl.unique")},
 })
 # an integer input cast inside fn, and a number joined by diff (an op on constants only)
 REFUSED_CASES.update({
@@ -298,7 +278,9 @@ REFUSED_CASES.update({
     ('sort', 'nan_last'): ARRAY_ARG,
 })
 #: bad-input cases whose check reads a Tensor the harness made inside fn (a CompileError comes first)
-REFUSED_RAISING = {("nn.functional.cross_entropy", "label_out_of_range"),
+REFUSED_RAISING = {*((name, "not_a_tensor") for name in ("unique_values", "unique_all", "unique_counts",
+                                                          "unique_inverse")),
+                   ("nn.functional.cross_entropy", "label_out_of_range"),
                    ("nn.functional.cross_entropy", "label_out_of_range_ignoring"),
                    ("nn.functional.embedding", "out_of_range")}
 #: random ops: a new draw on every call, so never equal to an eager call (tested apart)

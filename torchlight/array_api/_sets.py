@@ -1,5 +1,6 @@
 """Set functions: unique_all, unique_counts, unique_inverse, unique_values (data-dependent shapes:
-refused on a lazy backend); the values carry gradients, each the sum over its occurrences."""
+refused on a lazy backend); the values carry gradients, each value's split evenly among its
+occurrences (so that their sum is the value's)."""
 
 from __future__ import annotations
 
