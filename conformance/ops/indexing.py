@@ -125,7 +125,11 @@ OPS: list[OpInfo] = [
 
 
 def _index(x: Any, index: Any) -> Any:
-    return x.backend.asarray(index, device=x._device) if isinstance(index, np.ndarray) else index
+    """A NumPy index moved to `x`'s backend and device; a float one is passed as it is (the op
+    refuses it, and a device without float64, no_float64, could not hold the copy)."""
+    if isinstance(index, np.ndarray) and index.dtype.kind in "iub":
+        return x.backend.asarray(index, device=x._device)
+    return index
 
 
 def index_select_ref(x: np.ndarray, dim: int, index: Any) -> np.ndarray:

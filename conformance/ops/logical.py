@@ -137,8 +137,9 @@ def isin_op(free: bool) -> OpInfo:
              as_list: bool = False) -> Any:
         x = _int(x, as_int)
         if not as_list:
-            tests = x.backend.asarray(np.asarray(tests, dtype=np.float64 if float_tests or not as_int else np.int64),
-                                      device=x._device)
+            host = np.asarray(tests, dtype=np.float64 if float_tests or not as_int else np.int64)
+            floats = x.backend.default_float(x._device) if host.dtype.kind == "f" else None  # (no_float64: float32)
+            tests = x.backend.asarray(host, dtype=floats, device=x._device)
             if not float_tests and not as_int:
                 tests = x.backend.xp.astype(tests, x.dtype)
             tests = tl.tensor(tests)

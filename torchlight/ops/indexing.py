@@ -230,6 +230,9 @@ def _integer_index(op: str, x: Tensor, index: Any) -> Any:
         check_same_backend(op, x, index)
         data = index.data
     else:
+        kind = getattr(getattr(index, "dtype", None), "kind", None)  # a NumPy array's: refused before a
+        if kind is not None and kind not in "iu":  # float64 copy the device may not hold (no_float64)
+            raise IndexError(f"{op}: the index must have an integer dtype, not {index.dtype}")
         data = backend.asarray(index, device=x._device)
     if not backend.xp.isdtype(data.dtype, "integral"):
         raise IndexError(f"{op}: the index must have an integer dtype, not {data.dtype}")

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from torchlight.backends.checks import check_same_backend
 from torchlight.ops.common import broadcast_shapes, normalize_dims
 
@@ -174,8 +176,10 @@ class LogicalMethods:
             [False, True, False, True]
         """
         xp = self.backend.xp
-        if isinstance(test_elements, (list, tuple)):
-            test_elements = self.backend.asarray(test_elements, device=self._device)
+        if isinstance(test_elements, (list, tuple)) or type(test_elements) is np.ndarray:
+            host = np.asarray(test_elements)  # host floats in the device's default float (no_float64 has no float64)
+            dtype = self.backend.default_float(self._device) if host.dtype.kind == "f" else None
+            test_elements = self.backend.asarray(host, dtype=dtype, device=self._device)
         other = self._lift(test_elements)
         check_same_backend("isin", self, other)
         x, y = common_dtype("isin", self, other)
