@@ -9,6 +9,8 @@ rules wherever it defines them.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 from torchlight.array_api._helpers import pair, tensor_arg
@@ -24,313 +26,117 @@ __all__ = ["abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "ata
            "trunc"]
 
 
-def abs(x: Tensor, /) -> Tensor:
-    """`x.abs()`."""
-    return tensor_arg(x, "abs").abs()
+def _unary(name: str, method: str) -> Callable[[Tensor], Tensor]:
+    """The standard's `name(x, /)` as the Tensor method `method` (one table row: the function is the
+    method, after the argument check naming `name`)."""
+    call = operator.methodcaller(method)
 
-def acos(x: Tensor, /) -> Tensor:
-    """`x.acos()`."""
-    return tensor_arg(x, "acos").acos()
+    def function(x: Tensor, /) -> Tensor:
+        return call(tensor_arg(x, name))  # type: ignore[no-any-return]
 
-def acosh(x: Tensor, /) -> Tensor:
-    """`x.acosh()`."""
-    return tensor_arg(x, "acosh").acosh()
+    return _named(function, name, f"`x.{method}()`.")
 
-def asin(x: Tensor, /) -> Tensor:
-    """`x.asin()`."""
-    return tensor_arg(x, "asin").asin()
 
-def asinh(x: Tensor, /) -> Tensor:
-    """`x.asinh()`."""
-    return tensor_arg(x, "asinh").asinh()
+def _operator(name: str, symbol: str) -> Callable[[Any, Any], Tensor]:
+    """The standard's `name(x1, x2, /)` as the Tensor operator `symbol`, which lifts a Python scalar
+    on either side as the standard asks; two non-Tensors go through `pair` (its checks name `name`)."""
+    op = getattr(operator, _OPERATORS[symbol])
 
-def atan(x: Tensor, /) -> Tensor:
-    """`x.atan()`."""
-    return tensor_arg(x, "atan").atan()
+    def function(x1: Any, x2: Any, /) -> Tensor:
+        if isinstance(x1, Tensor) or isinstance(x2, Tensor):
+            return op(x1, x2)  # type: ignore[no-any-return]
+        a, b = pair(x1, x2, name)
+        return op(a, b)  # type: ignore[no-any-return]
 
-def atanh(x: Tensor, /) -> Tensor:
-    """`x.atanh()`."""
-    return tensor_arg(x, "atanh").atanh()
+    return _named(function, name, f"`x1 {symbol} x2`.")
 
-def bitwise_invert(x: Tensor, /) -> Tensor:
-    """`x.bitwise_not()`."""
-    return tensor_arg(x, "bitwise_invert").bitwise_not()
 
-def ceil(x: Tensor, /) -> Tensor:
-    """`x.ceil()`."""
-    return tensor_arg(x, "ceil").ceil()
+def _binary(name: str, method: str) -> Callable[[Any, Any], Tensor]:
+    """The standard's `name(x1, x2, /)` as the Tensor method `method` of the first operand."""
+    def function(x1: Any, x2: Any, /) -> Tensor:
+        a, b = pair(x1, x2, name)
+        return getattr(a, method)(b)  # type: ignore[no-any-return]
 
-def conj(x: Tensor, /) -> Tensor:
-    """`x.conj()`."""
-    return tensor_arg(x, "conj").conj()
+    return _named(function, name, f"`x1.{method}(x2)`.")
 
-def cos(x: Tensor, /) -> Tensor:
-    """`x.cos()`."""
-    return tensor_arg(x, "cos").cos()
 
-def cosh(x: Tensor, /) -> Tensor:
-    """`x.cosh()`."""
-    return tensor_arg(x, "cosh").cosh()
+def _named(function: Any, name: str, doc: str) -> Any:
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    function.__module__ = __name__
+    return function
 
-def exp(x: Tensor, /) -> Tensor:
-    """`x.exp()`."""
-    return tensor_arg(x, "exp").exp()
 
-def expm1(x: Tensor, /) -> Tensor:
-    """`x.expm1()`."""
-    return tensor_arg(x, "expm1").expm1()
+_OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "**": "pow",
+              "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}  # (the operator module's names)
 
-def floor(x: Tensor, /) -> Tensor:
-    """`x.floor()`."""
-    return tensor_arg(x, "floor").floor()
+abs = _unary("abs", "abs")
+acos = _unary("acos", "acos")
+acosh = _unary("acosh", "acosh")
+asin = _unary("asin", "asin")
+asinh = _unary("asinh", "asinh")
+atan = _unary("atan", "atan")
+atanh = _unary("atanh", "atanh")
+bitwise_invert = _unary("bitwise_invert", "bitwise_not")
+ceil = _unary("ceil", "ceil")
+conj = _unary("conj", "conj")
+cos = _unary("cos", "cos")
+cosh = _unary("cosh", "cosh")
+exp = _unary("exp", "exp")
+expm1 = _unary("expm1", "expm1")
+floor = _unary("floor", "floor")
+isfinite = _unary("isfinite", "isfinite")
+isinf = _unary("isinf", "isinf")
+isnan = _unary("isnan", "isnan")
+log = _unary("log", "log")
+log10 = _unary("log10", "log10")
+log1p = _unary("log1p", "log1p")
+log2 = _unary("log2", "log2")
+logical_not = _unary("logical_not", "logical_not")
+negative = _unary("negative", "neg")
+positive = _unary("positive", "positive")
+reciprocal = _unary("reciprocal", "reciprocal")
+round = _unary("round", "round")
+sign = _unary("sign", "sign")
+signbit = _unary("signbit", "signbit")
+sin = _unary("sin", "sin")
+sinh = _unary("sinh", "sinh")
+sqrt = _unary("sqrt", "sqrt")
+square = _unary("square", "square")
+tan = _unary("tan", "tan")
+tanh = _unary("tanh", "tanh")
+trunc = _unary("trunc", "trunc")
 
-def isfinite(x: Tensor, /) -> Tensor:
-    """`x.isfinite()`."""
-    return tensor_arg(x, "isfinite").isfinite()
+add = _operator("add", "+")
+divide = _operator("divide", "/")
+equal = _operator("equal", "==")
+floor_divide = _operator("floor_divide", "//")
+greater = _operator("greater", ">")
+greater_equal = _operator("greater_equal", ">=")
+less = _operator("less", "<")
+less_equal = _operator("less_equal", "<=")
+multiply = _operator("multiply", "*")
+not_equal = _operator("not_equal", "!=")
+pow = _operator("pow", "**")
+subtract = _operator("subtract", "-")
 
-def isinf(x: Tensor, /) -> Tensor:
-    """`x.isinf()`."""
-    return tensor_arg(x, "isinf").isinf()
+atan2 = _binary("atan2", "atan2")
+bitwise_and = _binary("bitwise_and", "bitwise_and")
+bitwise_left_shift = _binary("bitwise_left_shift", "bitwise_left_shift")
+bitwise_or = _binary("bitwise_or", "bitwise_or")
+bitwise_right_shift = _binary("bitwise_right_shift", "bitwise_right_shift")
+bitwise_xor = _binary("bitwise_xor", "bitwise_xor")
+copysign = _binary("copysign", "copysign")
+hypot = _binary("hypot", "hypot")
+logaddexp = _binary("logaddexp", "logaddexp")
+logical_and = _binary("logical_and", "logical_and")
+logical_or = _binary("logical_or", "logical_or")
+logical_xor = _binary("logical_xor", "logical_xor")
+maximum = _binary("maximum", "maximum")
+minimum = _binary("minimum", "minimum")
+nextafter = _binary("nextafter", "nextafter")
+remainder = _binary("remainder", "remainder")
 
-def isnan(x: Tensor, /) -> Tensor:
-    """`x.isnan()`."""
-    return tensor_arg(x, "isnan").isnan()
-
-def log(x: Tensor, /) -> Tensor:
-    """`x.log()`."""
-    return tensor_arg(x, "log").log()
-
-def log10(x: Tensor, /) -> Tensor:
-    """`x.log10()`."""
-    return tensor_arg(x, "log10").log10()
-
-def log1p(x: Tensor, /) -> Tensor:
-    """`x.log1p()`."""
-    return tensor_arg(x, "log1p").log1p()
-
-def log2(x: Tensor, /) -> Tensor:
-    """`x.log2()`."""
-    return tensor_arg(x, "log2").log2()
-
-def logical_not(x: Tensor, /) -> Tensor:
-    """`x.logical_not()`."""
-    return tensor_arg(x, "logical_not").logical_not()
-
-def negative(x: Tensor, /) -> Tensor:
-    """`x.neg()`."""
-    return tensor_arg(x, "negative").neg()
-
-def positive(x: Tensor, /) -> Tensor:
-    """`x.positive()`."""
-    return tensor_arg(x, "positive").positive()
-
-def reciprocal(x: Tensor, /) -> Tensor:
-    """`x.reciprocal()`."""
-    return tensor_arg(x, "reciprocal").reciprocal()
-
-def round(x: Tensor, /) -> Tensor:
-    """`x.round()`."""
-    return tensor_arg(x, "round").round()
-
-def sign(x: Tensor, /) -> Tensor:
-    """`x.sign()`."""
-    return tensor_arg(x, "sign").sign()
-
-def signbit(x: Tensor, /) -> Tensor:
-    """`x.signbit()`."""
-    return tensor_arg(x, "signbit").signbit()
-
-def sin(x: Tensor, /) -> Tensor:
-    """`x.sin()`."""
-    return tensor_arg(x, "sin").sin()
-
-def sinh(x: Tensor, /) -> Tensor:
-    """`x.sinh()`."""
-    return tensor_arg(x, "sinh").sinh()
-
-def sqrt(x: Tensor, /) -> Tensor:
-    """`x.sqrt()`."""
-    return tensor_arg(x, "sqrt").sqrt()
-
-def square(x: Tensor, /) -> Tensor:
-    """`x.square()`."""
-    return tensor_arg(x, "square").square()
-
-def tan(x: Tensor, /) -> Tensor:
-    """`x.tan()`."""
-    return tensor_arg(x, "tan").tan()
-
-def tanh(x: Tensor, /) -> Tensor:
-    """`x.tanh()`."""
-    return tensor_arg(x, "tanh").tanh()
-
-def trunc(x: Tensor, /) -> Tensor:
-    """`x.trunc()`."""
-    return tensor_arg(x, "trunc").trunc()
-
-def add(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 + x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 + x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "add")
-    return a + b  # type: ignore[no-any-return]
-
-def divide(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 / x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 / x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "divide")
-    return a / b  # type: ignore[no-any-return]
-
-def equal(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 == x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 == x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "equal")
-    return a == b  # type: ignore[no-any-return]
-
-def floor_divide(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 // x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 // x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "floor_divide")
-    return a // b  # type: ignore[no-any-return]
-
-def greater(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 > x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 > x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "greater")
-    return a > b  # type: ignore[no-any-return]
-
-def greater_equal(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 >= x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 >= x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "greater_equal")
-    return a >= b  # type: ignore[no-any-return]
-
-def less(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 < x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 < x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "less")
-    return a < b  # type: ignore[no-any-return]
-
-def less_equal(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 <= x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 <= x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "less_equal")
-    return a <= b  # type: ignore[no-any-return]
-
-def multiply(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 * x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 * x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "multiply")
-    return a * b  # type: ignore[no-any-return]
-
-def not_equal(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 != x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 != x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "not_equal")
-    return a != b  # type: ignore[no-any-return]
-
-def pow(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 ** x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 ** x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "pow")
-    return a ** b  # type: ignore[no-any-return]
-
-def subtract(x1: Any, x2: Any, /) -> Tensor:
-    """`x1 - x2`."""
-    if isinstance(x1, Tensor) or isinstance(x2, Tensor):  # (the operator lifts a scalar on either side)
-        return x1 - x2  # type: ignore[no-any-return]
-    a, b = pair(x1, x2, "subtract")
-    return a - b  # type: ignore[no-any-return]
-
-def atan2(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.atan2(x2)`."""
-    a, b = pair(x1, x2, "atan2")
-    return a.atan2(b)
-
-def bitwise_and(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.bitwise_and(x2)`."""
-    a, b = pair(x1, x2, "bitwise_and")
-    return a.bitwise_and(b)
-
-def bitwise_left_shift(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.bitwise_left_shift(x2)`."""
-    a, b = pair(x1, x2, "bitwise_left_shift")
-    return a.bitwise_left_shift(b)
-
-def bitwise_or(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.bitwise_or(x2)`."""
-    a, b = pair(x1, x2, "bitwise_or")
-    return a.bitwise_or(b)
-
-def bitwise_right_shift(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.bitwise_right_shift(x2)`."""
-    a, b = pair(x1, x2, "bitwise_right_shift")
-    return a.bitwise_right_shift(b)
-
-def bitwise_xor(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.bitwise_xor(x2)`."""
-    a, b = pair(x1, x2, "bitwise_xor")
-    return a.bitwise_xor(b)
-
-def copysign(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.copysign(x2)`."""
-    a, b = pair(x1, x2, "copysign")
-    return a.copysign(b)
-
-def hypot(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.hypot(x2)`."""
-    a, b = pair(x1, x2, "hypot")
-    return a.hypot(b)
-
-def logaddexp(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.logaddexp(x2)`."""
-    a, b = pair(x1, x2, "logaddexp")
-    return a.logaddexp(b)
-
-def logical_and(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.logical_and(x2)`."""
-    a, b = pair(x1, x2, "logical_and")
-    return a.logical_and(b)
-
-def logical_or(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.logical_or(x2)`."""
-    a, b = pair(x1, x2, "logical_or")
-    return a.logical_or(b)
-
-def logical_xor(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.logical_xor(x2)`."""
-    a, b = pair(x1, x2, "logical_xor")
-    return a.logical_xor(b)
-
-def maximum(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.maximum(x2)`."""
-    a, b = pair(x1, x2, "maximum")
-    return a.maximum(b)
-
-def minimum(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.minimum(x2)`."""
-    a, b = pair(x1, x2, "minimum")
-    return a.minimum(b)
-
-def nextafter(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.nextafter(x2)`."""
-    a, b = pair(x1, x2, "nextafter")
-    return a.nextafter(b)
-
-def remainder(x1: Any, x2: Any, /) -> Tensor:
-    """`x1.remainder(x2)`."""
-    a, b = pair(x1, x2, "remainder")
-    return a.remainder(b)
 
 def real(x: Tensor, /) -> Tensor:
     """The real part (`x.real`); a real array as it is."""

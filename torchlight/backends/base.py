@@ -81,6 +81,7 @@ class Backend:
         #: directly on their hot path: `.get(dtype) is False` says real without a call)
         self.complex_of: dict[Any, bool] = {}
         self._dtype_cache: dict[Any, Any] = {}
+        self._devices: dict[Any, Device] = {}  # library device -> its Device (`device_object`)
 
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
@@ -94,7 +95,7 @@ class Backend:
 
     def device_object(self, raw: Any) -> Device:
         """The `Device` (this backend and the library device `raw`) that `Tensor.device` gives."""
-        cache = self.__dict__.setdefault("_devices", {})
+        cache = self._devices
         try:
             found = cache.get(raw)
         except TypeError:  # an unhashable library device
