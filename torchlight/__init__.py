@@ -9,7 +9,7 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import array_api, array_functions, autograd, backends, func, nn, optim, scalar
+from torchlight import array_api, array_functions, autograd, backends, fft, func, linalg, nn, optim, scalar, special
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
 from torchlight.backends import (
     BackendError,
@@ -45,10 +45,12 @@ __all__ = [
     "backends",
     "compile",
     "enable_grad",
+    "fft",
     "func",
     "full",
     "get_default_backend",
     "is_grad_enabled",
+    "linalg",
     "load",
     "manual_seed",
     "nn",
@@ -62,6 +64,7 @@ __all__ = [
     "scalar",
     "set_default_backend",
     "set_grad_enabled",
+    "special",
     "tensor",
     "zeros",
     "zeros_like",

@@ -39,16 +39,22 @@ from torchlight.ops.common import _int_side
 from torchlight.ops.comparisons import ComparisonsMethods
 from torchlight.ops.complex_numbers import ComplexNumbersMethods
 from torchlight.ops.copies import Clone, CopiesMethods
+from torchlight.ops.decompositions import DecompositionsMethods
+from torchlight.ops.einsum import EinsumMethods
 from torchlight.ops.elementwise import ElementwiseMethods
+from torchlight.ops.fft import FFTMethods
 from torchlight.ops.indexing import IndexingMethods
 from torchlight.ops.linear_algebra import LinearAlgebraMethods
 from torchlight.ops.logical import LogicalMethods
+from torchlight.ops.norms import NormsMethods
 from torchlight.ops.reductions import ReductionsMethods
 from torchlight.ops.scalar_map import ScalarMapMethods
 from torchlight.ops.searching import SearchingMethods
 from torchlight.ops.sets import SetsMethods
 from torchlight.ops.shapes import ShapesMethods
 from torchlight.ops.sorting import SortingMethods
+from torchlight.ops.special import SpecialMethods
+from torchlight.ops.special_gamma import SpecialGammaMethods
 from torchlight.ops.trigonometric import TrigonometricMethods
 from torchlight.ops.writes import WritesMethods
 
@@ -94,7 +100,8 @@ def _number_tensor(backend: Backend, value: bool | int | float, dtype: Any, devi
 class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMethods, ActivationsMethods,
              TrigonometricMethods, ReductionsMethods, ShapesMethods, IndexingMethods, LinearAlgebraMethods,
              CopiesMethods, ScalarMapMethods, LogicalMethods, BitwiseMethods, ComplexNumbersMethods,
-             SortingMethods, SearchingMethods, SetsMethods,
+             SortingMethods, SearchingMethods, SetsMethods, DecompositionsMethods, NormsMethods, FFTMethods,
+             EinsumMethods, SpecialMethods, SpecialGammaMethods,
              Variable):  # (Variable last: the mixins' hooks come before its abstract ones)
     """An array of a backend, its gradient, and the History that made it.
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 #: namespace functions that are more than a wrapper of one op, torchlight.array_api)
 MODULES = ("arithmetic", "linear_algebra", "elementwise", "activations", "trigonometric", "reductions", "shapes",
            "indexing", "copies", "scalar_map", "comparisons", "logical", "bitwise", "writes", "complex_numbers",
-           "sorting", "searching", "sets", "nn", "array_api")
+           "sorting", "searching", "sets", "decompositions", "norms", "fft", "einsum", "special",
+           "special_gamma", "nn", "array_api")
 
 
 

@@ -27,6 +27,11 @@ from __future__ import annotations
 
 import math
 
+from torchlight.array_api import (
+           fft,
+           linalg,
+           special,  # noqa: F401  (scipy's, not the standard's: outside __all__)
+)
 from torchlight.array_api._creation import *  # noqa: F403
 from torchlight.array_api._creation import __all__ as _creation
 from torchlight.array_api._data_type_functions import *  # noqa: F403
@@ -64,7 +69,7 @@ nan = math.nan
 pi = math.pi
 newaxis = None
 
-__all__ = ["__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "newaxis", "pi",
+__all__ = ["__array_api_version__", "__array_namespace_info__", "e", "fft", "inf", "linalg", "nan", "newaxis", "pi",
            *_creation, *_data_types, *_dtypes, *_elementwise, *_indexing, *_linear_algebra, *_manipulation,
            *_searching, *_sets, *_sorting, *_statistical, *_utility]
 __all__.remove("DType")

@@ -39,14 +39,20 @@ from torchlight.ops import (
     arithmetic,
     complex_numbers,
     copies,
+    decompositions,
+    einsum,
     elementwise,
+    fft,
     indexing,
     linear_algebra,
+    norms,
     reductions,
     scalar_map,
     sets,
     shapes,
     sorting,
+    special,
+    special_gamma,
     trigonometric,
     writes,
 )
@@ -63,7 +69,8 @@ if TYPE_CHECKING:  # (for the type checker only: it cannot see the names `global
 #: the modules that define built-in Functions: each Function is gathered from where it is defined,
 #: so a new op needs no line here (and this module cannot fall behind the op library)
 MODULES = (arithmetic, linear_algebra, elementwise, activations, trigonometric, reductions, shapes, indexing, copies,
-           scalar_map, writes, complex_numbers, sorting, sets, _nn_ops)
+           scalar_map, writes, complex_numbers, sorting, sets, decompositions, norms, fft, einsum, special,
+           special_gamma, _nn_ops)
 
 
 def _defined_in(module: ModuleType) -> dict[str, type]:

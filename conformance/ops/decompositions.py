@@ -1,0 +1,7 @@
+"""The decompositions entries (torchlight/ops/decompositions.py)."""
+
+from __future__ import annotations
+
+from conformance.opinfo import OpInfo
+
+OPS: list[OpInfo] = []
