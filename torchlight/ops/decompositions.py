@@ -181,6 +181,11 @@ def _unpack(packed: Tensor, batch: tuple[int, ...], shapes: tuple[tuple[int, ...
     return out
 
 
+def _i(like: Tensor, dtype: Any) -> Tensor:
+    """The imaginary unit as a 0-d Tensor of the complex `dtype` (a Python 1j would promote complex64)."""
+    return _const(like, like.backend.xp.asarray(1j, dtype=dtype, device=like._device))
+
+
 def _uplo(fn: str, uplo: Any) -> str:
     if uplo not in ("L", "U"):
         raise ValueError(f"{fn}: UPLO must be 'L' or 'U', not {uplo!r}")
@@ -475,7 +480,7 @@ class Slogdet(Function):
         scale = g[..., 1]
         if a.backend.is_complex(a.data.dtype):
             sign = ctx.output[..., 0]
-            scale = scale.real - (conj(g[..., 0]) * sign).imag * 1j
+            scale = scale.real - (conj(g[..., 0]) * sign).imag * _i(a, a.data.dtype)
         return Solve.apply(_mH(a), scale.unsqueeze(-1).unsqueeze(-1) * _eye(a, a.shape[-1]), True)
 
 
@@ -498,6 +503,26 @@ def slogdet(A: Tensor) -> SlogdetResult:
     return SlogdetResult(sign, logabs)
 
 
+class LogDet(Function):
+    """log(det) of real matrices: NaN where det < 0, -inf where det = 0 (PyTorch's logdet); backward
+    g A^{-T} by a solve with A^T, defined where det > 0."""
+    complex_grad = False
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Any:
+        ctx.save_for_backward(a)
+        xp = a.backend.xp
+        sign, logabs = linalg.slogdet(a.backend, a.data)
+        like = {"dtype": logabs.dtype, "device": a._device}
+        other = xp.where(sign == 0, xp.asarray(-math.inf, **like), xp.asarray(math.nan, **like))
+        return xp.where(sign > 0, logabs, other)
+
+    @staticmethod
+    def backward(ctx: Context, g: Tensor) -> Any:
+        (a,) = ctx.saved_tensors
+        return Solve.apply(a.mT, g.unsqueeze(-1).unsqueeze(-1) * _eye(a, a.shape[-1]), True)
+
+
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)) of each square matrix (PyTorch's `logdet`): for real A, NaN where det < 0 and -inf
     where det = 0; for complex A, log|det| + i angle(det). Differentiable where det != 0 (real: > 0).
@@ -508,14 +533,10 @@ def logdet(A: Tensor) -> Tensor:
         1.791759
     """
     _matrix("logdet", A)
-    sign, logabs = slogdet(A)
     if A.backend.is_complex(A.data.dtype):
-        return logabs + sign.angle() * 1j
-    xp = A.backend.xp
-    s = sign.data
-    other = xp.where(s == 0, xp.asarray(-math.inf, dtype=s.dtype, device=A._device),
-                     xp.asarray(math.nan, dtype=s.dtype, device=A._device))
-    return logabs.where(_const(A, s > 0), _const(A, other))
+        sign, logabs = slogdet(A)
+        return logabs + sign.angle() * _i(A, A.data.dtype)
+    return LogDet.apply(A)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------------------------ eigh
@@ -542,6 +563,8 @@ class Eigh(Function):
         packed = ctx.output
         w, v = packed[..., 0, :], packed[..., 1:, :]
         gw, gv = g[..., 0, :], g[..., 1:, :]
+        if v.backend.is_complex(v.data.dtype):  # the eigenvalues are real: so are their gradients
+            w, gw = w.real, gw.real
         vhgv = _mH(v) @ gv
         vhgv = (vhgv - _mH(vhgv)) * 0.5
         gaps = w.unsqueeze(-2) - w.unsqueeze(-1)
@@ -618,6 +641,8 @@ class Svd(Function):
         batch, shapes = ctx.layout
         u, s, vh = _unpack(ctx.output, batch, shapes)
         gu, gs, gvh = _unpack(g, batch, shapes)
+        if u.backend.is_complex(u.data.dtype):  # S is real: so are its value and its gradient
+            s, gs = s.real, gs.real
         m, n = shapes[0][0], shapes[2][1]
         k = shapes[1][0]
         if u.shape[-1] != k:  # full_matrices: the extra columns of U are any basis of the rest
