@@ -161,8 +161,9 @@ def _triangle(x: Tensor, k: int, upper: bool) -> Tensor:
     """tril(x, k) (triu with `upper`) as a product with a constant mask: differentiable for complex
     gradients too."""
     xp = x.backend.xp
-    ones = xp.ones(tuple(x.shape[-2:]), dtype=x.data.dtype, device=x._device)
-    return x * _const(x, xp.triu(ones, k=k) if upper else xp.tril(ones, k=k))
+    ones = xp.ones(tuple(x.shape[-2:]), dtype=xp.bool, device=x._device)  # (Dask's tril of complex warns)
+    mask = xp.triu(ones, k=k) if upper else xp.tril(ones, k=k)
+    return x * _const(x, xp.astype(mask, x.data.dtype))
 
 
 def _pack(xp: Any, batch: tuple[int, ...], arrays: list[Any]) -> Any:
