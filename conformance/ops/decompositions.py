@@ -2,8 +2,8 @@
 cholesky_solve, inv, det, slogdet, logdet, eigh, eigvalsh, svd, svdvals, qr, pinv, matrix_rank.
 
 The domains keep every input away from singular matrices by construction:
-Hermitian positive-definite ones are made inside the call as A A^H + n I (so
-a complex twin is one too), well-conditioned ones are (n + 1) I plus small
+Hermitian positive-definite ones are made inside the call as A A^H of a
+well-conditioned A (so a complex twin is one too), well-conditioned ones are (n + 1) I plus small
 noise, Hermitian ones with a well-separated spectrum are diag(1, 3, 5, ...)
 plus small noise, made Hermitian in the call ((A + A^H) / 2: the gradient of
 a function of a Hermitian matrix is Hermitian, as PyTorch's), and matrices
@@ -75,11 +75,11 @@ DASK_LATE = {"dask": "on Dask the library's error appears when the result is com
 
 # ------------------------------------------------------------------ what the calls are made of
 def _hpd(a: Any) -> Any:
-    """A A^H + n I: Hermitian positive-definite, for a Tensor or a NumPy array."""
-    n = a.shape[-1]
+    """A A^H of a well-conditioned A: Hermitian positive-definite (its smallest eigenvalue is A's smallest
+    singular value squared), for a Tensor or a NumPy array; no constant made in the call (tl.compile)."""
     if isinstance(a, np.ndarray):
-        return a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
-    return a @ a.conj().mT + tl.tensor(a.backend.asarray(n * np.eye(n), dtype=a.dtype, device=a._device))
+        return a @ np.conj(np.swapaxes(a, -1, -2))
+    return a @ a.conj().mT
 
 
 def _herm(a: Any) -> Any:
@@ -347,7 +347,7 @@ QR_CASES = (
     Case("r", ((4, 3),), kwargs={"mode": "r"}, note="R alone, differentiable here"),
     Case("complete_wide", ((2, 3),), kwargs={"mode": "complete"}),
     Case("complete_tall", ((4, 2),), kwargs={"mode": "complete"}, forward_only=True,
-         note="no gradient: the extra columns of Q are any basis of the complement"),
+         note="the extra columns of Q (any basis of the complement) get no gradient: not checked here"),
     Case("bad_mode", ((3, 3),), kwargs={"mode": "raw"}, raises=ValueError, match="qr: mode must be"),
 )
 
@@ -416,10 +416,11 @@ OPS: list[OpInfo] = [
            complex=True, tol=F32),
     OpInfo("slogdet", _slogdet, _slogdet_ref, SQUARE_CASES, domain=well_conditioned, method="slogdet",
            function="Slogdet", complex=True, tol=F32),
-    OpInfo("logdet", _logdet, _logdet_ref, LOGDET_CASES, domain=normal, method="logdet",
+    OpInfo("logdet", _logdet, _logdet_ref, LOGDET_CASES, domain=well_conditioned, method="logdet",
            function="LogDet", tol=F32),
     OpInfo("logdet_complex", _logdet, _logdet_complex_ref,
-           (Case("3x3", ((3, 3),), complex=True), Case("batched", ((2, 3, 3),), complex=True)), domain=normal,
+           (Case("3x3", ((3, 3),), complex=True), Case("batched", ((2, 3, 3),), complex=True)),
+           domain=well_conditioned,
            method="logdet", function="Slogdet", tol=F32),
     OpInfo("eigh", _eigh, _eigh_ref, EIGH_CASES, domain=separated_spectrum, function="Eigh", complex=True, tol=F32),
     OpInfo("eigvalsh", _eigvalsh, _eigvalsh_ref, EIGH_CASES[:2], domain=separated_spectrum, function="Eigh",

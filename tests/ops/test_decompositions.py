@@ -237,11 +237,16 @@ def test_a_library_error_is_raised_again_with_the_function_and_the_batch_element
         D.solve(lift(backend, device, [[1.0, 2.0], [2.0, 4.0]], grad=False), lift(backend, device, [1.0, 1.0]))
 
 
-def test_qr_complete_of_a_tall_matrix_refuses_its_gradient():
-    a = tl.tensor(TALL, requires_grad=True)
-    q, r = D.qr(a, mode="complete")
-    with pytest.raises(RuntimeError, match="qr: the gradient of mode='complete' with more rows"):
-        (q.sum() + r.sum()).backward()
+def test_extra_columns_of_complete_factors_get_no_gradient():
+    """qr(mode="complete") of a tall matrix and svd(full_matrices=True): the extra columns of Q (U) are
+    any basis of the complement; a loss of the others has the reduced factorisation's gradient."""
+    for reduced, complete in ((lambda a: D.qr(a).Q, lambda a: D.qr(a, mode="complete").Q[..., :, :3]),
+                              (lambda a: D.svd(a, full_matrices=False).U ** 2,
+                               lambda a: D.svd(a).U[..., :, :3] ** 2)):
+        a, b = tl.tensor(TALL, requires_grad=True), tl.tensor(TALL, requires_grad=True)
+        (reduced(a) * tl.tensor(TALL)).sum().backward()
+        (complete(b) * tl.tensor(TALL)).sum().backward()
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), atol=1e-12)
 
 
 # --------------------------------------------------------------------------------------- Dask, compile

@@ -406,9 +406,15 @@ def _from_triangle(xp: Any, a: Any, uplo: str) -> Any:
     return tri + xp.conj(_swap(xp, tri)) + diag
 
 
+def _check_uplo(fn: str, uplo: Any) -> None:
+    if not (isinstance(uplo, str) and uplo in ("L", "U")):
+        raise ValueError(f"{fn}: UPLO must be 'L' or 'U', not {uplo!r}")
+
+
 def eigh(backend: Any, a: Any, uplo: str = "L") -> tuple[Any, Any]:
     """(eigenvalues ascending, eigenvectors as columns) of each Hermitian matrix, read from its `uplo`
     triangle."""
+    _check_uplo("eigh", uplo)
     k = kind(backend)
     if k == "numpy":
         return tuple(_npl.eigh(a, UPLO=uplo))  # type: ignore[return-value]
@@ -432,6 +438,7 @@ def eigh(backend: Any, a: Any, uplo: str = "L") -> tuple[Any, Any]:
 
 def eigvalsh(backend: Any, a: Any, uplo: str = "L") -> Any:
     """The eigenvalues (ascending) of each Hermitian matrix, read from its `uplo` triangle."""
+    _check_uplo("eigvalsh", uplo)
     k = kind(backend)
     if k == "numpy":
         return _npl.eigvalsh(a, UPLO=uplo)

@@ -23,8 +23,8 @@ differentiable again (second order).
   invariant to their sign (phase, for complex ones). `svd` with
   `full_matrices=True` ignores the gradient of the extra columns of U (rows of
   Vh), as PyTorch (they are any basis of the complement). `qr`: differentiable
-  in modes "reduced" and "r" for any shape and in "complete" for m <= n; the
-  backward of "complete" with m > n raises, as PyTorch's.
+  in every mode and shape; with "complete" and m > n the extra columns of Q
+  get no gradient, as svd's (PyTorch raises there).
 - `det` at a singular matrix: the gradient (the adjugate) is not computed;
   the backward's solve raises there (PyTorch switches to an SVD formula).
 
@@ -536,7 +536,7 @@ def logdet(A: Tensor) -> Tensor:
     _matrix("logdet", A)
     if A.backend.is_complex(A.data.dtype):
         sign, logabs = slogdet(A)
-        return logabs + sign.angle() * _i(A, A.data.dtype)
+        return logabs + sign.log()  # (log of the unit complex sign: i angle(det), no constant made)
     return LogDet.apply(A)  # type: ignore[no-any-return]
 
 
@@ -721,8 +721,8 @@ class Qr(Function):
     Backward (PyTorch's linalg_qr_backward): with M = R gR^H - gQ^H Q, for m >= n
     gA = (gQ + Q copyltu(M)) R^{-H} by a triangular solve; for m < n the square
     part R_1 gets Q trilImInv*(Q^H gQ - gR R^H) R_1^{-H}, and gA += Q gR. Mode
-    "complete" with m > n has no gradient (Q's extra columns are not determined
-    by A): the backward raises.
+    "complete" with m > n: Q's extra columns (any basis of the complement, not
+    determined by A) get no gradient, as svd's with `full_matrices`.
     """
     saves_output = True
     complex_grad = True
@@ -740,10 +740,8 @@ class Qr(Function):
         q, r = _unpack(ctx.output, batch, shapes)
         gq, gr = _unpack(g, batch, shapes)
         m, n = shapes[0][0], shapes[1][1]
-        if shapes[0][1] == m and m > n:
-            raise RuntimeError("qr: the gradient of mode='complete' with more rows than columns is not "
-                               "defined (the extra columns of Q are any basis of the complement); use "
-                               "mode='reduced'")
+        if shapes[0][1] == m and m > n:  # complete: Q's extra columns (any basis of the rest) get nothing
+            q, gq, r, gr = q[..., :, :n], gq[..., :, :n], r[..., :n, :], gr[..., :n, :]
         ga = gr @ _mH(r) - _mH(q) @ gq
         if m >= n:
             t = _triangle(ga, 0, True)
@@ -764,7 +762,8 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     R k x n), "complete" (Q m x m, R m x n) or "r" (R of "reduced", and an empty Q, as PyTorch).
 
     Gradients: modes "reduced" and "r" for any shape (R of "r" is differentiable here, where PyTorch
-    refuses), "complete" for m <= n; "complete" with m > n raises in the backward. Defined where R's
+    refuses), "complete" for m <= n; with "complete" and m > n the extra columns of Q (any basis of
+    the complement) get no gradient, as `svd`'s with `full_matrices` (PyTorch raises). Defined where R's
     diagonal has no zeros (A of full rank).
 
     Example:
