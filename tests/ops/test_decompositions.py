@@ -71,7 +71,7 @@ def test_gradcheck_and_gradgradcheck(backend, device, name):
     fn, hosts = CASES[name]
     inputs = [lift(backend, device, h) for h in hosts]
     assert gradcheck(fn, *inputs)
-    assert gradgradcheck(fn, *inputs)
+    assert gradgradcheck(fn, *inputs, full_jacobian_max=4)  # (4 random groups of entries: small test time)
 
 
 # ------------------------------------------------------------------------------ PyTorch as oracle

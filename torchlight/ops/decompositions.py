@@ -920,11 +920,23 @@ class DecompositionsMethods:
         return det(self)
 
     def slogdet(self: Tensor) -> SlogdetResult:
-        """(sign, logabsdet) of each matrix (`slogdet`)."""
+        """(sign, logabsdet) of each matrix (`slogdet`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[-2.0, 0.0], [0.0, 1.0]]).slogdet().sign.item()
+            -1.0
+        """
         return slogdet(self)
 
     def logdet(self: Tensor) -> Tensor:
-        """log(det) of each matrix (`logdet`: NaN for a negative real determinant)."""
+        """log(det) of each matrix (`logdet`: NaN for a negative real determinant).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[1.0, 0.0], [0.0, 1.0]]).logdet().item()
+            0.0
+        """
         return logdet(self)
 
     def inverse(self: Tensor) -> Tensor:
@@ -938,10 +950,22 @@ class DecompositionsMethods:
         return inv(self)
 
     def cholesky_solve(self: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-        """X with A X = self for A = L L^H (PyTorch's `B.cholesky_solve(L)`; see `cholesky_solve`)."""
+        """X with A X = self for A = L L^H (PyTorch's `B.cholesky_solve(L)`; see `cholesky_solve`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[8.0]]).cholesky_solve(tl.tensor([[2.0]])).tolist()
+            [[2.0]]
+        """
         return cholesky_solve(self, L, upper)
 
     def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
-        """The pseudoinverse, singular values below rcond * the largest dropped (PyTorch's `pinverse`)."""
+        """The pseudoinverse, singular values below rcond * the largest dropped (PyTorch's `pinverse`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[0.0, 4.0]]).pinverse().tolist()
+            [[0.0], [0.25]]
+        """
         return pinv(self, rtol=rcond)
 
