@@ -64,6 +64,7 @@ PLACED = {
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
     "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    "matrix_rank": ("decompositions", "no Function (no gradient): an integer count of singular values"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none

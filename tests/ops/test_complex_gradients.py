@@ -26,6 +26,7 @@ import pytest
 import torchlight as tl
 import torchlight.nn.functional as F
 from torchlight.autograd import functions as fns
+from torchlight.ops import decompositions as D
 
 torch = pytest.importorskip("torch", reason="PyTorch is the oracle of the complex convention")
 
@@ -151,6 +152,53 @@ OPS = [
     Op("to", lambda a: (a.to("array_api_strict") ** 2).to(a.backend), lambda a: a ** 2, A, functions=("To",)),
     Op("pad", lambda a: fns.Pad.apply(a, ((1, 2),), 0.0) ** 2, lambda a: torch.nn.functional.pad(a, (1, 2)) ** 2,
        (M23,), functions=("Pad",)),
+]
+
+
+def _well(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """3 (1 + i) I plus small complex noise: far from singular."""
+    n = shape[-1]
+    return 3 * (1 + 1j) * np.eye(shape[-2], n) + 0.3 * _anywhere(rng, shape)
+
+
+def _spread(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """A diagonal of distinct magnitudes (4, 2.5, 1) plus small complex noise: distinct eigenvalues of its
+    Hermitian part and distinct singular values."""
+    base = np.zeros(shape, dtype=complex)
+    k = min(shape)
+    base[np.arange(k), np.arange(k)] = 4.0 - 1.5 * np.arange(k)
+    return base + 0.1 * _anywhere(rng, shape)
+
+
+def _abs2(v: Any) -> Any:
+    return (v * v.conj()).real
+
+
+def _herm(a: Any) -> Any:
+    return (a + a.conj().mT) * 0.5
+
+
+W3, S3 = ((3, 3), _well), ((3, 3), _spread)
+OPS += [  # the decompositions (torchlight/ops/decompositions.py); eigen- and singular vectors through
+    # functions invariant to their phase
+    Op("cholesky", lambda a: D.cholesky(a @ a.conj().mT), lambda a: torch.linalg.cholesky(a @ a.mH), (W3,),
+       functions=("Cholesky",)),
+    Op("solve", lambda a, b: D.solve(a, b), torch.linalg.solve, (W3, ((3, 2), _anywhere)), functions=("Solve",)),
+    Op("solve_triangular", lambda a, b: D.solve_triangular(a, b, upper=True),
+       lambda a, b: torch.linalg.solve_triangular(a, b, upper=True), (W3, ((3, 2), _anywhere)),
+       functions=("SolveTriangular",)),
+    Op("linalg_inv", D.inv, torch.linalg.inv, (W3,), functions=("Inverse",)),
+    Op("det", D.det, torch.linalg.det, (W3,), functions=("Det",)),
+    Op("slogdet", lambda a: (lambda r: r.sign * r.logabsdet)(D.slogdet(a)),
+       lambda a: (lambda r: r.sign * r.logabsdet)(torch.linalg.slogdet(a)), (W3,), functions=("Slogdet",)),
+    Op("eigh", lambda a: (lambda r: _abs2(r[1]) * r[0])(D.eigh(_herm(a))),
+       lambda a: (lambda r: _abs2(r[1]) * r[0])(torch.linalg.eigh(_herm(a))), (S3,), functions=("Eigh",)),
+    Op("svd", lambda a: (lambda r: _abs2(r[0]) * r[1] + (r[0] @ r[2]).real)(D.svd(a)),
+       lambda a: (lambda r: _abs2(r[0]) * r[1] + (r[0] @ r[2]).real)(torch.linalg.svd(a)), (S3,),
+       functions=("Svd",)),
+    Op("qr", lambda a: (lambda r: r[0] + r[1])(D.qr(a)), lambda a: (lambda r: r[0] + r[1])(torch.linalg.qr(a)),
+       (S3,), functions=("Qr",)),
+    Op("pinv", D.pinv, torch.linalg.pinv, (((4, 3), _spread),), functions=("Pinv",)),
 ]
 
 

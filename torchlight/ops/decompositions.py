@@ -396,7 +396,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------------ inv
-class Inv(Function):
+class Inverse(Function):
     """The inverse Y of each matrix; backward -Y^H g Y^H (of its own result, so twice differentiable)."""
     saves_output = True
     complex_grad = True
@@ -420,7 +420,7 @@ def inv(A: Tensor) -> Tensor:
         [[0.5, 0.0], [0.0, 0.25]]
     """
     _matrix("inv", A)
-    return Inv.apply(A)  # type: ignore[no-any-return]
+    return Inverse.apply(A)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------------------ det, slogdet
