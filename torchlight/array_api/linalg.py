@@ -42,6 +42,12 @@ def _square(x: Tensor, fn: str) -> Tensor:
     return x
 
 
+def _matrices(x: Tensor, fn: str) -> Tensor:
+    if x.ndim < 2:
+        raise ValueError(f"{fn}: x must have at least 2 dimensions (a matrix or a stack of them), not shape {x.shape}")
+    return x
+
+
 def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of a symmetric (Hermitian) positive-definite matrix or stack.
 
@@ -92,7 +98,7 @@ def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
         >>> xp.linalg.diagonal(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), offset=-1).tolist()
         [3.0]
     """
-    return linear_algebra.diagonal(tensor_arg(x, "linalg.diagonal"), offset, -2, -1)
+    return linear_algebra.diagonal(_matrices(tensor_arg(x, "linalg.diagonal"), "linalg.diagonal"), offset, -2, -1)
 
 
 def eigh(x: Tensor, /) -> EighResult:
@@ -137,7 +143,8 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Te
         >>> xp.linalg.matrix_norm(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), ord=xp.inf).item()
         7.0
     """
-    return norms.matrix_norm(tensor_arg(x, "linalg.matrix_norm"), ord, (-2, -1), keepdims)
+    t = _matrices(tensor_arg(x, "linalg.matrix_norm"), "linalg.matrix_norm")
+    return norms.matrix_norm(t, ord, (-2, -1), keepdims)
 
 
 def matrix_power(x: Tensor, n: int, /) -> Tensor:
@@ -169,8 +176,7 @@ def matrix_rank(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
         1
     """
     t = tensor_arg(x, "linalg.matrix_rank")
-    if t.ndim < 2:
-        raise ValueError(f"linalg.matrix_rank: x must have at least 2 dimensions, not shape {t.shape}")
+    _matrices(t, "linalg.matrix_rank")
     return _linalg.matrix_rank(t, rtol=_rtol(t, rtol, "linalg.matrix_rank"))
 
 
@@ -195,8 +201,7 @@ def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
         [[0.0], [0.5]]
     """
     t = tensor_arg(x, "linalg.pinv")
-    if t.ndim < 2:
-        raise ValueError(f"linalg.pinv: x must have at least 2 dimensions, not shape {t.shape}")
+    _matrices(t, "linalg.pinv")
     return _linalg.pinv(t, rtol=_rtol(t, rtol, "linalg.pinv"))
 
 
@@ -212,8 +217,7 @@ def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
     t = tensor_arg(x, "linalg.qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', not {mode!r}")
-    if t.ndim < 2:
-        raise ValueError(f"linalg.qr: x must have at least 2 dimensions, not shape {t.shape}")
+    _matrices(t, "linalg.qr")
     return _linalg.qr(t, mode)
 
 
@@ -268,8 +272,7 @@ def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
         [3.0, 2.0]
     """
     t = tensor_arg(x, "linalg.svd")
-    if t.ndim < 2:
-        raise ValueError(f"linalg.svd: x must have at least 2 dimensions, not shape {t.shape}")
+    _matrices(t, "linalg.svd")
     return _linalg.svd(t, full_matrices)
 
 
@@ -282,8 +285,7 @@ def svdvals(x: Tensor, /) -> Tensor:
         [3.0, 2.0]
     """
     t = tensor_arg(x, "linalg.svdvals")
-    if t.ndim < 2:
-        raise ValueError(f"linalg.svdvals: x must have at least 2 dimensions, not shape {t.shape}")
+    _matrices(t, "linalg.svdvals")
     return _linalg.svdvals(t)
 
 
@@ -296,7 +298,7 @@ def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
         >>> xp.linalg.trace(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), offset=1).item()
         2.0
     """
-    d = linear_algebra.diagonal(tensor_arg(x, "linalg.trace"), offset, -2, -1)
+    d = linear_algebra.diagonal(_matrices(tensor_arg(x, "linalg.trace"), "linalg.trace"), offset, -2, -1)
     return _sum(d, axis=-1, dtype=dtype)
 
 
