@@ -64,6 +64,10 @@ PLACED = {
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
     "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    **{name: ("linear_algebra", "built on Mul (and Sub, Stack): a linear-algebra function by the plan")
+       for name in ("linalg.cross", "xp.linalg.cross", "tl.outer", "xp.linalg.outer")},
+    **{name: ("norms", "composed of Abs, Sum, Max/Min, Norm and svdvals: a norm by the plan")
+       for name in ("linalg.matrix_norm", "xp.linalg.matrix_norm", "linalg.norm")},
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none

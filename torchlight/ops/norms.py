@@ -103,7 +103,18 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
             raise ValueError(f"vector_norm: the {ord} norm of an empty dimension (shape {x.shape}) is undefined "
                              "(max and min have no identity)")
         return x.abs().max(dims, keepdim) if p > 0 else x.abs().min(dims, keepdim)
+    if p < 0:
+        return _negative_norm(x, p, dims, keepdim)
     return Norm.apply(x, p, dims, keepdim)
+
+
+def _negative_norm(x: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """sum(|x|**p)**(1/p) for p < 0: 0 where a vector holds a 0 (|0|**p is inf), with gradient 0 there;
+    composed of where, pow and sum, with the zeros replaced by 1 before the power (no division by 0)."""
+    zero = x == 0
+    safe = x.abs().where(zero.logical_not(), 1.0)
+    out = (safe ** p).sum(dims, keepdim) ** (1.0 / p)
+    return out.where(zero.any(dims, keepdim).logical_not(), 0.0)
 
 
 def _matrix_dims(op: str, x: Tensor, dim: Any) -> tuple[int, int]:
