@@ -19,44 +19,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from torchlight.array_functions import _tensor_of
 from torchlight.ops import decompositions, linear_algebra, norms
+from torchlight.ops.decompositions import EighResult, QRResult, SlogdetResult, SVDResult
 from torchlight.tensor import Tensor
 
 __all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cross", "det", "diagonal", "eigh",
            "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
            "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
-
-
-class EighResult(NamedTuple):
-    """`eigh`'s result: the eigenvalues in ascending order and the eigenvectors as columns."""
-
-    eigenvalues: Tensor
-    eigenvectors: Tensor
-
-
-class QRResult(NamedTuple):
-    """`qr`'s result: Q with orthonormal columns and upper-triangular R."""
-
-    Q: Tensor
-    R: Tensor
-
-
-class SlogdetResult(NamedTuple):
-    """`slogdet`'s result: the sign (or phase) of the determinant and log |det|."""
-
-    sign: Tensor
-    logabsdet: Tensor
-
-
-class SVDResult(NamedTuple):
-    """`svd`'s result: A = U @ diag(S) @ Vh, the singular values S in descending order."""
-
-    U: Tensor
-    S: Tensor
-    Vh: Tensor
 
 
 def cholesky(A: Any, *, upper: bool = False) -> Tensor:
@@ -68,7 +40,7 @@ def cholesky(A: Any, *, upper: bool = False) -> Tensor:
         >>> tl.linalg.cholesky(tl.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
         [[2.0, 0.0], [1.0, 1.0]]
     """
-    return decompositions.cholesky(_tensor_of("linalg.cholesky", A), upper=upper)  # type: ignore[no-any-return]
+    return decompositions.cholesky(_tensor_of("linalg.cholesky", A), upper=upper)
 
 
 def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:
@@ -91,7 +63,7 @@ def det(A: Any) -> Tensor:
         >>> round(tl.linalg.det(tl.tensor([[2.0, 1.0], [1.0, 3.0]])).item(), 6)
         5.0
     """
-    return decompositions.det(_tensor_of("linalg.det", A))  # type: ignore[no-any-return]
+    return decompositions.det(_tensor_of("linalg.det", A))
 
 
 def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -117,7 +89,7 @@ def eigh(A: Any, UPLO: str = "L") -> EighResult:
         >>> [round(v, 6) for v in tl.linalg.eigh(tl.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()]
         [1.0, 3.0]
     """
-    return EighResult(*decompositions.eigh(_tensor_of("linalg.eigh", A), UPLO=UPLO))
+    return decompositions.eigh(_tensor_of("linalg.eigh", A), UPLO=UPLO)
 
 
 def eigvalsh(A: Any, UPLO: str = "L") -> Tensor:
@@ -129,7 +101,7 @@ def eigvalsh(A: Any, UPLO: str = "L") -> Tensor:
         >>> [round(v, 6) for v in tl.linalg.eigvalsh(tl.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()]
         [1.0, 2.0]
     """
-    return decompositions.eigvalsh(_tensor_of("linalg.eigvalsh", A), UPLO=UPLO)  # type: ignore[no-any-return]
+    return decompositions.eigvalsh(_tensor_of("linalg.eigvalsh", A), UPLO=UPLO)
 
 
 def inv(A: Any) -> Tensor:
@@ -140,7 +112,7 @@ def inv(A: Any) -> Tensor:
         >>> tl.linalg.inv(tl.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
         [[0.5, 0.0], [0.0, 0.25]]
     """
-    return decompositions.inv(_tensor_of("linalg.inv", A))  # type: ignore[no-any-return]
+    return decompositions.inv(_tensor_of("linalg.inv", A))
 
 
 def matmul(input: Any, other: Any) -> Tensor:
@@ -152,7 +124,7 @@ def matmul(input: Any, other: Any) -> Tensor:
         [[11.0]]
     """
     a = _tensor_of("linalg.matmul", input)
-    return linear_algebra.matmul(a, a._lift(other))  # type: ignore[no-any-return]
+    return linear_algebra.matmul(a, a._lift(other))
 
 
 def matrix_norm(A: Any, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False, *,
@@ -187,7 +159,7 @@ def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool =
         >>> tl.linalg.matrix_rank(tl.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
         1
     """
-    return decompositions.matrix_rank(_tensor_of("linalg.matrix_rank", A), atol=atol, rtol=rtol,  # type: ignore[no-any-return]
+    return decompositions.matrix_rank(_tensor_of("linalg.matrix_rank", A), atol=atol, rtol=rtol,
                                       hermitian=hermitian)
 
 
@@ -225,7 +197,7 @@ def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False)
         >>> tl.linalg.pinv(tl.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
         [[0.5, 0.0], [0.0, 0.0]]
     """
-    return decompositions.pinv(_tensor_of("linalg.pinv", A), atol=atol, rtol=rtol,  # type: ignore[no-any-return]
+    return decompositions.pinv(_tensor_of("linalg.pinv", A), atol=atol, rtol=rtol,
                                hermitian=hermitian)
 
 
@@ -238,7 +210,7 @@ def qr(A: Any, mode: str = "reduced") -> QRResult:
         >>> [round(abs(v), 4) for v in r.diagonal().tolist()]
         [5.0, 0.4]
     """
-    return QRResult(*decompositions.qr(_tensor_of("linalg.qr", A), mode=mode))
+    return decompositions.qr(_tensor_of("linalg.qr", A), mode=mode)
 
 
 def slogdet(A: Any) -> SlogdetResult:
@@ -251,7 +223,7 @@ def slogdet(A: Any) -> SlogdetResult:
         >>> sign.item(), round(logabsdet.item(), 6)
         (-1.0, 0.693147)
     """
-    return SlogdetResult(*decompositions.slogdet(_tensor_of("linalg.slogdet", A)))
+    return decompositions.slogdet(_tensor_of("linalg.slogdet", A))
 
 
 def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
@@ -264,7 +236,7 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
         [1.0, 0.5]
     """
     a = _tensor_of("linalg.solve", A)
-    return decompositions.solve(a, a._lift(B), left=left)  # type: ignore[no-any-return]
+    return decompositions.solve(a, a._lift(B), left=left)
 
 
 def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
@@ -278,7 +250,7 @@ def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitrian
         [[1.0], [2.0]]
     """
     a = _tensor_of("linalg.solve_triangular", A)
-    return decompositions.solve_triangular(a, a._lift(B), upper=upper, left=left,  # type: ignore[no-any-return]
+    return decompositions.solve_triangular(a, a._lift(B), upper=upper, left=left,
                                            unitriangular=unitriangular)
 
 
@@ -292,7 +264,7 @@ def svd(A: Any, full_matrices: bool = True) -> SVDResult:
         >>> [round(s, 6) for s in tl.linalg.svd(tl.tensor([[3.0, 0.0], [0.0, -2.0]])).S.tolist()]
         [3.0, 2.0]
     """
-    return SVDResult(*decompositions.svd(_tensor_of("linalg.svd", A), full_matrices=full_matrices))
+    return decompositions.svd(_tensor_of("linalg.svd", A), full_matrices=full_matrices)
 
 
 def svdvals(A: Any) -> Tensor:
@@ -303,7 +275,7 @@ def svdvals(A: Any) -> Tensor:
         >>> [round(s, 6) for s in tl.linalg.svdvals(tl.tensor([[0.0, 2.0], [1.0, 0.0]])).tolist()]
         [2.0, 1.0]
     """
-    return decompositions.svdvals(_tensor_of("linalg.svdvals", A))  # type: ignore[no-any-return]
+    return decompositions.svdvals(_tensor_of("linalg.svdvals", A))
 
 
 def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
@@ -314,7 +286,7 @@ def vecdot(x: Any, y: Any, *, dim: int = -1) -> Tensor:
         >>> tl.linalg.vecdot(tl.tensor([1.0, 2.0]), tl.tensor([3.0, 4.0])).item()
         11.0
     """
-    return linear_algebra.vecdot(_tensor_of("linalg.vecdot", x), y, dim)  # type: ignore[no-any-return]
+    return linear_algebra.vecdot(_tensor_of("linalg.vecdot", x), y, dim)
 
 
 def vector_norm(x: Any, ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,

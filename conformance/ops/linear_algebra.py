@@ -229,7 +229,7 @@ OPS += [
            ), function=("Mul", "Sub", "Stack")),
     OpInfo("tl.outer", lambda a, b: tl.outer(a, b), np.outer, OUTER_CASES, function="Mul", complex=True),
     OpInfo("xp.linalg.outer", lambda a, b: xp.linalg.outer(a, b), np.outer, OUTER_CASES[:1], function="Mul"),
-    OpInfo("linalg.matrix_power", _matrix_power, _matrix_power_ref, MATRIX_POWER_CASES, function="MatMul",
+    OpInfo("linalg.matrix_power", _matrix_power, _matrix_power_ref, MATRIX_POWER_CASES, function=("MatMul", "Inv"),
            complex=True),
     OpInfo("xp.linalg.matrix_power", lambda x, n: xp.linalg.matrix_power(x, n), _matrix_power_ref,
            MATRIX_POWER_CASES[:2], function="MatMul"),

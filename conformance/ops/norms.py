@@ -126,7 +126,7 @@ OPS: list[OpInfo] = [
                Case("minus_inf", ((4,),), kwargs={"ord": -math.inf}, domain=distinct_magnitudes),
            ), function=("Norm", "CountNonzero")),
     OpInfo("linalg.matrix_norm", _matrix_norm, matrix_norm_ref, MATRIX_NORM_CASES, complex=True,
-           function=("Norm", "Abs", "Sum", "Max", "Min")),
+           function=("Norm", "Abs", "Sum", "Max", "Min", "Svd")),
     OpInfo("xp.linalg.matrix_norm", lambda x, keepdims=False, ord="fro":
            xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord),
            lambda x, keepdims=False, ord="fro": np.linalg.norm(x, ord, (-2, -1), keepdims), (
@@ -134,6 +134,6 @@ OPS: list[OpInfo] = [
                Case("inf_keepdims", ((3, 4),), kwargs={"ord": math.inf, "keepdims": True}, domain=distinct_sums),
                Case("nuc", ((3, 3),), kwargs={"ord": "nuc"}),
                Case("vector", ((3,),), raises=ValueError, match="linalg.matrix_norm: x must have at least 2"),
-           ), function=("Norm", "Abs", "Sum", "Max", "Min")),
-    OpInfo("linalg.norm", _norm, norm_ref, NORM_CASES, function=("Norm", "Abs", "Sum", "Max", "Min")),
+           ), function=("Norm", "Abs", "Sum", "Max", "Min", "Svd")),
+    OpInfo("linalg.norm", _norm, norm_ref, NORM_CASES, function=("Norm", "Abs", "Sum", "Max", "Min", "Svd")),
 ]

@@ -28,8 +28,8 @@ from torchlight import linalg as _linalg
 from torchlight.array_api._helpers import pair, tensor_arg
 from torchlight.array_api._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from torchlight.array_api._statistical import sum as _sum
-from torchlight.linalg import EighResult, QRResult, SlogdetResult, SVDResult
 from torchlight.ops import linear_algebra, norms
+from torchlight.ops.decompositions import EighResult, QRResult, SlogdetResult, SVDResult
 from torchlight.tensor import Tensor
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",

@@ -423,7 +423,7 @@ def matrix_power(x: Tensor, n: int) -> Tensor:
         >>> a = tl.tensor([[2.0, 0.0], [0.0, 3.0]], requires_grad=True)
         >>> matrix_power(a, 2).sum().backward()
         >>> a.grad.tolist(), matrix_power(a, -1).tolist()
-        ([[4.0, 0.0], [0.0, 6.0]], [[0.5, 0.0], [0.0, 0.3333333333333333]])
+        ([[4.0, 5.0], [5.0, 6.0]], [[0.5, 0.0], [0.0, 0.3333333333333333]])
     """
     if not hasattr(n, "__index__") or isinstance(n, bool):
         raise TypeError(f"matrix_power: n must be an int, not {n!r}")
