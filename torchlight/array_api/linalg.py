@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -162,7 +163,7 @@ def _rtol(x: Tensor, rtol: Any, fn: str) -> Any:
     """The standard's rtol (None: max(M, N) * eps of x's real dtype) as PyTorch's keyword takes it."""
     if rtol is None or isinstance(rtol, Tensor):
         return rtol
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
+    if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real):
         raise TypeError(f"{fn}: rtol must be None, a float or an array, not {rtol!r}")
     return float(rtol)
 
