@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import linalg as _linalg
+from torchlight.array_api._data_type_functions import result_type
 from torchlight.array_api._helpers import pair, tensor_arg
 from torchlight.array_api._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from torchlight.array_api._statistical import sum as _sum
@@ -247,6 +248,9 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
     """
     a, b = pair(x1, x2, "linalg.solve", kinds=())
     _square(a, "linalg.solve")
+    if a.dtype != b.dtype:  # the standard's type promotion (PyTorch's solve wants one dtype)
+        dtype = result_type(a, b)
+        a, b = a.astype(dtype), b.astype(dtype)
     m = a.shape[-1]
     if b.ndim == 1:
         if b.shape[0] != m:
