@@ -115,8 +115,8 @@ NORM_CASES = (
 )
 
 OPS: list[OpInfo] = [
-    OpInfo("linalg.vector_norm", _vector_norm, vector_norm_ref, VECTOR_NORM_CASES, function=("Norm", "CountNonzero"),
-           complex=True),
+    OpInfo("linalg.vector_norm", _vector_norm, vector_norm_ref, VECTOR_NORM_CASES,
+           function=("Norm", "NegativeNorm", "CountNonzero"), complex=True),
     OpInfo("xp.linalg.vector_norm", lambda x, axis=None, keepdims=False, ord=2:
            xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord),
            lambda x, axis=None, keepdims=False, ord=2: vector_norm_ref(x, ord, axis, keepdims), (

@@ -413,6 +413,22 @@ def _square(op: str, x: Tensor) -> None:
                          f"{x.shape}")
 
 
+class PowerZero(Function):
+    """A^0: identity matrices of A's shape and dtype, in the graph with gradient 0 (PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Any:
+        xp = a.backend.xp
+        ctx.save_for_backward(a.shape)
+        eye = xp.eye(a.shape[-1], dtype=a.dtype, device=a._device)
+        return xp.broadcast_to(eye, a.shape) if a.ndim > 2 else eye
+
+    @staticmethod
+    def backward(ctx: Context, g: Tensor) -> tuple:
+        (shape,) = ctx.saved_tensors
+        return (type(g)._wrap(g.backend.xp.zeros(shape, dtype=g.dtype, device=g._device), g.backend),)
+
+
 def matrix_power(x: Tensor, n: int) -> Tensor:
     """x @ x @ ... (n times) for square matrices (batched over the leading dims), by repeated
     squaring; n = 0 gives the identity (its gradient 0), n < 0 the power of the inverse
@@ -431,11 +447,8 @@ def matrix_power(x: Tensor, n: int) -> Tensor:
     _square("matrix_power", x)
     if n < 0:
         x, n = decompositions.inv(x), -n
-    if n == 0:  # the identity, in the graph with a zero gradient (as PyTorch)
-        xp = x.backend.xp
-        size = x.shape[-1]
-        eye = xp.broadcast_to(xp.eye(size, dtype=x.dtype, device=x._device), x.shape)
-        return x * type(x)._wrap(xp.zeros_like(eye), x.backend) + type(x)._wrap(eye, x.backend)
+    if n == 0:
+        return PowerZero.apply(x)
     result: Tensor | None = None
     square = x
     while True:

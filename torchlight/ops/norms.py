@@ -53,6 +53,22 @@ class CountNonzero(Function):
         return _const(g, xp.zeros(shape, dtype=g.dtype, device=g._device)), None, None
 
 
+class NegativeNorm(Norm):
+    """sum(|x|**p)**(1/p) for p < 0: 0 for a vector holding a 0 (|0|**p is inf), computed with the
+    zeros replaced by 1 before the power (no division by 0 runs). The backward is Norm's, which masks
+    those points: the gradient is 0 there."""
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Any:
+        xp = a.backend.xp
+        zero = a.data == 0
+        one = xp.ones((), dtype=a.dtype, device=a._device)
+        safe = xp.where(zero, one, xp.abs(a.data))
+        out = xp.sum(safe ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        ctx.save_for_backward(a, p, dims)
+        return xp.where(xp.any(zero, axis=dims, keepdims=keepdim), xp.zeros_like(out), out)
+
+
 def _floating_input(op: str, x: Any, dtype: Any) -> Tensor:
     if not getattr(x, "_is_tensor", False):
         raise TypeError(f"{op}: x must be a Tensor, not {type(x).__name__}")
@@ -104,17 +120,8 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
                              "(max and min have no identity)")
         return x.abs().max(dims, keepdim) if p > 0 else x.abs().min(dims, keepdim)
     if p < 0:
-        return _negative_norm(x, p, dims, keepdim)
+        return NegativeNorm.apply(x, p, dims, keepdim)
     return Norm.apply(x, p, dims, keepdim)
-
-
-def _negative_norm(x: Tensor, p: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-    """sum(|x|**p)**(1/p) for p < 0: 0 where a vector holds a 0 (|0|**p is inf), with gradient 0 there;
-    composed of where, pow and sum, with the zeros replaced by 1 before the power (no division by 0)."""
-    zero = x == 0
-    safe = x.abs().where(zero.logical_not(), 1.0)
-    out = (safe ** p).sum(dims, keepdim) ** (1.0 / p)
-    return out.where(zero.any(dims, keepdim).logical_not(), 0.0)
 
 
 def _matrix_dims(op: str, x: Tensor, dim: Any) -> tuple[int, int]:
