@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
-from torchlight.ops import sets
+from torchlight.ops import decompositions, sets
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
@@ -713,3 +713,73 @@ def matrix_power(input: Any, n: int) -> Tensor:
         [[1.0, 0.0], [0.0, 1.0]]
     """
     return _tensor_of("matrix_power", input).matrix_power(n)
+
+# ---------------------------------------------------------------- decompositions (PyTorch's top-level names)
+__all__ += ["cholesky_solve", "det", "inverse", "logdet", "pinverse", "slogdet"]
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of each square matrix (PyTorch's `torch.det`; `torch.linalg.det`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.det(tl.tensor([[2.0, 0.0], [0.0, 3.0]])).item()
+        6.0
+    """
+    return decompositions.det(input)
+
+
+def slogdet(input: Tensor) -> decompositions.SlogdetResult:
+    """(sign, logabsdet) of each square matrix (PyTorch's `torch.slogdet`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.slogdet(tl.tensor([[-1.0, 0.0], [0.0, 1.0]])).sign.item()
+        -1.0
+    """
+    return decompositions.slogdet(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """log(det) of each square matrix: NaN for a negative real determinant (PyTorch's `torch.logdet`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logdet(tl.tensor([[1.0, 0.0], [0.0, 1.0]])).item()
+        0.0
+    """
+    return decompositions.logdet(input)
+
+
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of each square matrix (PyTorch's `torch.inverse`; `torch.linalg.inv`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.inverse(tl.tensor([[4.0]])).tolist()
+        [[0.25]]
+    """
+    return decompositions.inv(input)
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """X with A X = B for A = L L^H given its Cholesky factor (PyTorch's `torch.cholesky_solve`, its
+    argument order).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cholesky_solve(tl.tensor([[4.0]]), tl.tensor([[2.0]])).tolist()
+        [[1.0]]
+    """
+    return decompositions.cholesky_solve(B, L, upper)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The pseudoinverse, singular values up to rcond times the largest dropped (PyTorch's `torch.pinverse`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.pinverse(tl.tensor([[2.0, 0.0]])).tolist()
+        [[0.5], [0.0]]
+    """
+    return decompositions.pinv(input, rtol=rcond)

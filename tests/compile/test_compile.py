@@ -277,6 +277,8 @@ REFUSED_CASES.update({
     ('sort', 'ties_stable'): ARRAY_ARG,
     ('sort', 'nan_last'): ARRAY_ARG,
 })
+# the decompositions: matrix_rank's integer count, made from traced values
+REFUSED_OPS.update({"matrix_rank": MADE_OUTSIDE})
 #: bad-input cases whose check reads a Tensor the harness made inside fn (a CompileError comes first)
 REFUSED_RAISING = {*((name, "not_a_tensor") for name in ("unique_values", "unique_all", "unique_counts",
                                                           "unique_inverse")),

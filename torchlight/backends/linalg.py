@@ -99,7 +99,7 @@ def _failing_element(call: Callable[..., Any], arrays: tuple) -> str:
         return ""
     for index in np.ndindex(*batch):
         try:
-            call(*(x[index] for x in arrays))
+            call(*(x[index + (Ellipsis,)] for x in arrays))
         except Exception:  # noqa: BLE001 (whatever the library raises for that matrix)
             return f", at batch element {index}"
     return ""
@@ -190,7 +190,9 @@ def _real_of(dtype: Any) -> Any:
 
 
 def _two_d_single(a: Any) -> bool:
-    return a.ndim == 2
+    """Whether Dask's own dask.array.linalg takes `a`: one 2-d matrix, real (its complex meta arrays
+    are cast to real, with NumPy's ComplexWarning; complex ones take the whole-matrix map)."""
+    return a.ndim == 2 and not np.issubdtype(a.dtype, np.complexfloating)
 
 
 # ----------------------------------------------------------------------------------------- cholesky
@@ -280,7 +282,7 @@ def inv(backend: Any, a: Any) -> Any:
         import dask.array as da
 
         if _two_d_single(a):
-            return da.linalg.inv(_dask_matrices(a))
+            return da.linalg.inv(_dask_matrices(a)).astype(a.dtype)  # (its identity is float64)
         return _dask_map(lambda m: _guarded("inv", _npl.inv, m), [a], [tuple(a.shape[-2:])], [a.dtype])
     return _guarded("inv", _linalg(backend, "inv"), a)
 
@@ -404,9 +406,15 @@ def _from_triangle(xp: Any, a: Any, uplo: str) -> Any:
     return tri + xp.conj(_swap(xp, tri)) + diag
 
 
+def _check_uplo(fn: str, uplo: Any) -> None:
+    if not (isinstance(uplo, str) and uplo in ("L", "U")):
+        raise ValueError(f"{fn}: UPLO must be 'L' or 'U', not {uplo!r}")
+
+
 def eigh(backend: Any, a: Any, uplo: str = "L") -> tuple[Any, Any]:
     """(eigenvalues ascending, eigenvectors as columns) of each Hermitian matrix, read from its `uplo`
     triangle."""
+    _check_uplo("eigh", uplo)
     k = kind(backend)
     if k == "numpy":
         return tuple(_npl.eigh(a, UPLO=uplo))  # type: ignore[return-value]
@@ -430,6 +438,7 @@ def eigh(backend: Any, a: Any, uplo: str = "L") -> tuple[Any, Any]:
 
 def eigvalsh(backend: Any, a: Any, uplo: str = "L") -> Any:
     """The eigenvalues (ascending) of each Hermitian matrix, read from its `uplo` triangle."""
+    _check_uplo("eigvalsh", uplo)
     k = kind(backend)
     if k == "numpy":
         return _npl.eigvalsh(a, UPLO=uplo)

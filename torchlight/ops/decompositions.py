@@ -23,8 +23,8 @@ differentiable again (second order).
   invariant to their sign (phase, for complex ones). `svd` with
   `full_matrices=True` ignores the gradient of the extra columns of U (rows of
   Vh), as PyTorch (they are any basis of the complement). `qr`: differentiable
-  in modes "reduced" and "r" for any shape and in "complete" for m <= n; the
-  backward of "complete" with m > n raises, as PyTorch's.
+  in every mode and shape; with "complete" and m > n the extra columns of Q
+  get no gradient, as svd's (PyTorch raises there).
 - `det` at a singular matrix: the gradient (the adjugate) is not computed;
   the backward's solve raises there (PyTorch switches to an SVD formula).
 
@@ -161,8 +161,9 @@ def _triangle(x: Tensor, k: int, upper: bool) -> Tensor:
     """tril(x, k) (triu with `upper`) as a product with a constant mask: differentiable for complex
     gradients too."""
     xp = x.backend.xp
-    ones = xp.ones(tuple(x.shape[-2:]), dtype=x.data.dtype, device=x._device)
-    return x * _const(x, xp.triu(ones, k=k) if upper else xp.tril(ones, k=k))
+    ones = xp.ones(tuple(x.shape[-2:]), dtype=xp.bool, device=x._device)  # (Dask's tril of complex warns)
+    mask = xp.triu(ones, k=k) if upper else xp.tril(ones, k=k)
+    return x * _const(x, xp.astype(mask, x.data.dtype))
 
 
 def _pack(xp: Any, batch: tuple[int, ...], arrays: list[Any]) -> Any:
@@ -179,6 +180,11 @@ def _unpack(packed: Tensor, batch: tuple[int, ...], shapes: tuple[tuple[int, ...
         out.append(packed[..., start:start + n].reshape(batch + shape))
         start += n
     return out
+
+
+def _i(like: Tensor, dtype: Any) -> Tensor:
+    """The imaginary unit as a 0-d Tensor of the complex `dtype` (a Python 1j would promote complex64)."""
+    return _const(like, like.backend.xp.asarray(1j, dtype=dtype, device=like._device))
 
 
 def _uplo(fn: str, uplo: Any) -> str:
@@ -475,7 +481,7 @@ class Slogdet(Function):
         scale = g[..., 1]
         if a.backend.is_complex(a.data.dtype):
             sign = ctx.output[..., 0]
-            scale = scale.real - (conj(g[..., 0]) * sign).imag * 1j
+            scale = scale.real - (conj(g[..., 0]) * sign).imag * _i(a, a.data.dtype)
         return Solve.apply(_mH(a), scale.unsqueeze(-1).unsqueeze(-1) * _eye(a, a.shape[-1]), True)
 
 
@@ -498,6 +504,26 @@ def slogdet(A: Tensor) -> SlogdetResult:
     return SlogdetResult(sign, logabs)
 
 
+class LogDet(Function):
+    """log(det) of real matrices: NaN where det < 0, -inf where det = 0 (PyTorch's logdet); backward
+    g A^{-T} by a solve with A^T, defined where det > 0."""
+    complex_grad = False
+
+    @staticmethod
+    def forward(ctx: Context, a: Tensor) -> Any:
+        ctx.save_for_backward(a)
+        xp = a.backend.xp
+        sign, logabs = linalg.slogdet(a.backend, a.data)
+        like = {"dtype": logabs.dtype, "device": a._device}
+        other = xp.where(sign == 0, xp.asarray(-math.inf, **like), xp.asarray(math.nan, **like))
+        return xp.where(sign > 0, logabs, other)
+
+    @staticmethod
+    def backward(ctx: Context, g: Tensor) -> Any:
+        (a,) = ctx.saved_tensors
+        return Solve.apply(a.mT, g.unsqueeze(-1).unsqueeze(-1) * _eye(a, a.shape[-1]), True)
+
+
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)) of each square matrix (PyTorch's `logdet`): for real A, NaN where det < 0 and -inf
     where det = 0; for complex A, log|det| + i angle(det). Differentiable where det != 0 (real: > 0).
@@ -508,14 +534,10 @@ def logdet(A: Tensor) -> Tensor:
         1.791759
     """
     _matrix("logdet", A)
-    sign, logabs = slogdet(A)
     if A.backend.is_complex(A.data.dtype):
-        return logabs + sign.angle() * 1j
-    xp = A.backend.xp
-    s = sign.data
-    other = xp.where(s == 0, xp.asarray(-math.inf, dtype=s.dtype, device=A._device),
-                     xp.asarray(math.nan, dtype=s.dtype, device=A._device))
-    return logabs.where(_const(A, s > 0), _const(A, other))
+        sign, logabs = slogdet(A)
+        return logabs + sign.log()  # (log of the unit complex sign: i angle(det), no constant made)
+    return LogDet.apply(A)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------------------------ eigh
@@ -542,6 +564,8 @@ class Eigh(Function):
         packed = ctx.output
         w, v = packed[..., 0, :], packed[..., 1:, :]
         gw, gv = g[..., 0, :], g[..., 1:, :]
+        if v.backend.is_complex(v.data.dtype):  # the eigenvalues are real: so are their gradients
+            w, gw = w.real, gw.real
         vhgv = _mH(v) @ gv
         vhgv = (vhgv - _mH(vhgv)) * 0.5
         gaps = w.unsqueeze(-2) - w.unsqueeze(-1)
@@ -618,6 +642,8 @@ class Svd(Function):
         batch, shapes = ctx.layout
         u, s, vh = _unpack(ctx.output, batch, shapes)
         gu, gs, gvh = _unpack(g, batch, shapes)
+        if u.backend.is_complex(u.data.dtype):  # S is real: so are its value and its gradient
+            s, gs = s.real, gs.real
         m, n = shapes[0][0], shapes[2][1]
         k = shapes[1][0]
         if u.shape[-1] != k:  # full_matrices: the extra columns of U are any basis of the rest
@@ -695,8 +721,8 @@ class Qr(Function):
     Backward (PyTorch's linalg_qr_backward): with M = R gR^H - gQ^H Q, for m >= n
     gA = (gQ + Q copyltu(M)) R^{-H} by a triangular solve; for m < n the square
     part R_1 gets Q trilImInv*(Q^H gQ - gR R^H) R_1^{-H}, and gA += Q gR. Mode
-    "complete" with m > n has no gradient (Q's extra columns are not determined
-    by A): the backward raises.
+    "complete" with m > n: Q's extra columns (any basis of the complement, not
+    determined by A) get no gradient, as svd's with `full_matrices`.
     """
     saves_output = True
     complex_grad = True
@@ -714,10 +740,8 @@ class Qr(Function):
         q, r = _unpack(ctx.output, batch, shapes)
         gq, gr = _unpack(g, batch, shapes)
         m, n = shapes[0][0], shapes[1][1]
-        if shapes[0][1] == m and m > n:
-            raise RuntimeError("qr: the gradient of mode='complete' with more rows than columns is not "
-                               "defined (the extra columns of Q are any basis of the complement); use "
-                               "mode='reduced'")
+        if shapes[0][1] == m and m > n:  # complete: Q's extra columns (any basis of the rest) get nothing
+            q, gq, r, gr = q[..., :, :n], gq[..., :, :n], r[..., :n, :], gr[..., :n, :]
         ga = gr @ _mH(r) - _mH(q) @ gq
         if m >= n:
             t = _triangle(ga, 0, True)
@@ -738,7 +762,8 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     R k x n), "complete" (Q m x m, R m x n) or "r" (R of "reduced", and an empty Q, as PyTorch).
 
     Gradients: modes "reduced" and "r" for any shape (R of "r" is differentiable here, where PyTorch
-    refuses), "complete" for m <= n; "complete" with m > n raises in the backward. Defined where R's
+    refuses), "complete" for m <= n; with "complete" and m > n the extra columns of Q (any basis of
+    the complement) get no gradient, as `svd`'s with `full_matrices` (PyTorch raises). Defined where R's
     diagonal has no zeros (A of full rank).
 
     Example:
@@ -895,11 +920,23 @@ class DecompositionsMethods:
         return det(self)
 
     def slogdet(self: Tensor) -> SlogdetResult:
-        """(sign, logabsdet) of each matrix (`slogdet`)."""
+        """(sign, logabsdet) of each matrix (`slogdet`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[-2.0, 0.0], [0.0, 1.0]]).slogdet().sign.item()
+            -1.0
+        """
         return slogdet(self)
 
     def logdet(self: Tensor) -> Tensor:
-        """log(det) of each matrix (`logdet`: NaN for a negative real determinant)."""
+        """log(det) of each matrix (`logdet`: NaN for a negative real determinant).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[1.0, 0.0], [0.0, 1.0]]).logdet().item()
+            0.0
+        """
         return logdet(self)
 
     def inverse(self: Tensor) -> Tensor:
@@ -913,10 +950,22 @@ class DecompositionsMethods:
         return inv(self)
 
     def cholesky_solve(self: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-        """X with A X = self for A = L L^H (PyTorch's `B.cholesky_solve(L)`; see `cholesky_solve`)."""
+        """X with A X = self for A = L L^H (PyTorch's `B.cholesky_solve(L)`; see `cholesky_solve`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[8.0]]).cholesky_solve(tl.tensor([[2.0]])).tolist()
+            [[2.0]]
+        """
         return cholesky_solve(self, L, upper)
 
     def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
-        """The pseudoinverse, singular values below rcond * the largest dropped (PyTorch's `pinverse`)."""
+        """The pseudoinverse, singular values below rcond * the largest dropped (PyTorch's `pinverse`).
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([[0.0, 4.0]]).pinverse().tolist()
+            [[0.0], [0.25]]
+        """
         return pinv(self, rtol=rcond)
 
