@@ -65,6 +65,10 @@ PLACED = {
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
     "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
     "matrix_rank": ("decompositions", "no Function (no gradient): an integer count of singular values"),
+    **{name: ("linear_algebra", "built on Mul (and Sub, Stack): a linear-algebra function by the plan")
+       for name in ("linalg.cross", "xp.linalg.cross", "tl.outer", "xp.linalg.outer")},
+    **{name: ("norms", "composed of Abs, Sum, Max/Min, Norm and svdvals: a norm by the plan")
+       for name in ("linalg.matrix_norm", "xp.linalg.matrix_norm", "linalg.norm")},
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none

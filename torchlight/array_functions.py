@@ -42,6 +42,7 @@ __all__ += ["cumprod", "cumsum", "diff"]
 __all__ += ["tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 __all__ += ["unique"]
+__all__ += ["cross", "diagonal", "matrix_power", "outer", "trace"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -654,6 +655,64 @@ def unique(input: Any, sorted: bool = True, return_inverse: bool = False, return
     return sets.unique(input if isinstance(input, Tensor) else tensor(input), sorted, return_inverse,
                        return_counts, dim)
 
+
+def trace(input: Any) -> Tensor:
+    """The sum of the main diagonal of a matrix (2-d only, as `torch.trace`; `tl.linalg.trace`
+    takes batches and offsets): `input.trace()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> tl.trace(x).backward()
+        >>> x.grad.tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _tensor_of("trace", input).trace()
+
+
+def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal `offset` of the matrices spanned by `dim1` and `dim2` (`torch.diagonal`'s
+    defaults 0 and 1; `tl.linalg.diagonal` defaults to the last two), as the last dim.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.diagonal(tl.tensor([[1.0, 2.0], [3.0, 4.0]]), -1).tolist()
+        [3.0]
+    """
+    return _tensor_of("diagonal", input).diagonal(offset, dim1, dim2)
+
+
+def outer(input: Any, vec2: Any) -> Tensor:
+    """The outer product of two vectors: `input.outer(vec2)` (`torch.outer`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.outer(tl.tensor([1.0, 2.0]), tl.tensor([1.0, -1.0])).tolist()
+        [[1.0, -1.0], [2.0, -2.0]]
+    """
+    return _tensor_of("outer", input).outer(vec2)
+
+
+def cross(input: Any, other: Any, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along `dim`, broadcasting (`torch.linalg.cross`'s default dim -1).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.cross(tl.tensor([0.0, 1.0, 0.0]), tl.tensor([0.0, 0.0, 1.0])).tolist()
+        [1.0, 0.0, 0.0]
+    """
+    return _tensor_of("cross", input).cross(other, dim)
+
+
+def matrix_power(input: Any, n: int) -> Tensor:
+    """The square matrix (or batch) to the integer power `n`: `input.matrix_power(n)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.matrix_power(tl.tensor([[0.0, 1.0], [1.0, 0.0]]), 2).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return _tensor_of("matrix_power", input).matrix_power(n)
 
 # ---------------------------------------------------------------- decompositions (PyTorch's top-level names)
 __all__ += ["cholesky_solve", "det", "inverse", "logdet", "pinverse", "slogdet"]

@@ -152,6 +152,9 @@ OPS = [
     Op("to", lambda a: (a.to("array_api_strict") ** 2).to(a.backend), lambda a: a ** 2, A, functions=("To",)),
     Op("pad", lambda a: fns.Pad.apply(a, ((1, 2),), 0.0) ** 2, lambda a: torch.nn.functional.pad(a, (1, 2)) ** 2,
        (M23,), functions=("Pad",)),
+    # diagonal and its embedding (each the other's backward)
+    Op("diagonal", lambda a: tl.linalg.diagonal(a, offset=1) ** 2, lambda a: torch.diagonal(a, 1, -2, -1) ** 2,
+       (M34,), functions=("Diagonal", "DiagonalEmbed")),
 ]
 
 
