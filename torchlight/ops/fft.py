@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 __all__ = ["FFT", "IRFFT", "RFFT", "FFTAxisError", "FFTResize", "FFTShift", "fftn", "fftshift", "hfft", "ifftn",
-           "ihfft", "irfftn", "rfftn"]
+           "ihfft", "irfftn", "rfftn", "size_arg"]
 
 
 class FFTAxisError(ValueError, IndexError):
@@ -221,7 +221,7 @@ def _axes(fn: str, x: Tensor, axes: Any, arg: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _size(fn: str, n: Any, arg: str) -> int:
+def size_arg(fn: str, n: Any, arg: str) -> int:
     try:
         n = operator.index(n)
     except TypeError:
@@ -258,7 +258,7 @@ def _plan(fn: str, x: Tensor, s: Any, axes: Any, names: tuple[str, str], halved:
                                  f"valid number of points; give {size_name} (at least 1)")
             sizes.append(default)
         else:
-            sizes.append(_size(fn, given, size_name))
+            sizes.append(size_arg(fn, given, size_name))
     return resolved, tuple(sizes)
 
 
