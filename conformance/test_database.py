@@ -64,6 +64,8 @@ PLACED = {
     "tl.positive": ("arithmetic", "no Function: it returns the tensor, as __pos__"),
     "nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
     "tl.nextafter": ("elementwise", "no Function (no gradient, as PyTorch defines none)"),
+    "tl.fft.fftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
+    "tl.fft.rfftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
