@@ -151,6 +151,17 @@ OPS = [
     Op("to", lambda a: (a.to("array_api_strict") ** 2).to(a.backend), lambda a: a ** 2, A, functions=("To",)),
     Op("pad", lambda a: fns.Pad.apply(a, ((1, 2),), 0.0) ** 2, lambda a: torch.nn.functional.pad(a, (1, 2)) ** 2,
        (M23,), functions=("Pad",)),
+    # fft (torchlight.ops.fft): squared, so that the second derivative is not zero
+    Op("fft", lambda a: tl.fft.fft(a, n=5) ** 2, lambda a: torch.fft.fft(a, n=5) ** 2, A,
+       functions=("FFT", "FFTResize")),
+    Op("ifftn", lambda a: tl.fft.ifftn(a, s=(3, 2), norm="ortho") ** 2,
+       lambda a: torch.fft.ifftn(a, s=(3, 2), norm="ortho") ** 2, (M23,)),
+    Op("rfft", lambda y: tl.fft.rfft(y) ** 2, lambda y: torch.fft.rfft(y) ** 2, (((4,), _real),), functions=("RFFT",)),
+    Op("irfft", lambda a: tl.fft.irfft(a, n=5) ** 2, lambda a: torch.fft.irfft(a, n=5) ** 2, A, functions=("IRFFT",)),
+    Op("hfft", lambda a: tl.fft.hfft(a, norm="forward") ** 2, lambda a: torch.fft.hfft(a, norm="forward") ** 2, A),
+    Op("ihfft", lambda y: tl.fft.ihfft(y, n=5) ** 2, lambda y: torch.fft.ihfft(y, n=5) ** 2, (((4,), _real),)),
+    Op("fftshift", lambda a: tl.fft.fftshift(a) * a, lambda a: torch.fft.fftshift(a) * a, (M23,),
+       functions=("FFTShift",)),
 ]
 
 
