@@ -1,8 +1,8 @@
 """`torchlight.fft`: discrete Fourier transforms with PyTorch's `torch.fft` names and signatures, differentiable.
 
 `fft, ifft, rfft, irfft, hfft, ihfft` (one dimension, `n`, `dim`), `fft2,
-ifft2, rfft2, irfft2` (two, `s`, `dim=(-2, -1)`), `fftn, ifftn, rfftn,
-irfftn` (any, `s`, `dim`), `fftfreq, rfftfreq` and `fftshift, ifftshift`.
+ifft2, rfft2, irfft2, hfft2, ihfft2` (two, `s`, `dim=(-2, -1)`), `fftn,
+ifftn, rfftn, irfftn, hfftn, ihfftn` (any, `s`, `dim`), `fftfreq, rfftfreq` and `fftshift, ifftshift`.
 `norm` is None (= "backward": the forward transform unscaled, the inverse
 by 1/n), "ortho" (both by 1/sqrt(n)) or "forward" (the forward by 1/n).
 Gradients, first order and higher, in PyTorch's convention for complex
@@ -32,8 +32,8 @@ from torchlight.creation import _backend_of_device
 from torchlight.ops import fft as ops
 from torchlight.tensor import Tensor
 
-__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft",
-           "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn",
+           "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
 
 _ONE = ("n", "dim")
 _MANY = ("s", "dim")
@@ -200,6 +200,51 @@ def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
         [1.0, 0.0, 0.0]
     """
     return ops.ihfft("ihfft", input, n, dim, norm, arg="input", names=_ONE)
+
+
+def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional `hfftn`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.fft.hfft2(tl.ones(2, 3)).shape
+        (2, 4)
+    """
+    return ops.hfftn("hfft2", input, s, dim, norm, arg="input", names=_MANY)
+
+
+def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Dims = (-2, -1), norm: str | None = None) -> Tensor:
+    """The two-dimensional `ihfftn`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.fft.ihfft2(tl.ones(2, 4)).shape
+        (2, 3)
+    """
+    return ops.ihfftn("ihfft2", input, s, dim, norm, arg="input", names=_MANY)
+
+
+def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Dims = None, norm: str | None = None) -> Tensor:
+    """The n-dimensional DFT of a signal Hermitian-symmetric along the last of `dim`, given by its
+    first half there: a real result (`irfftn` of the conjugate, with the other normalisation).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.fft.hfftn(tl.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])).tolist()
+        [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    """
+    return ops.hfftn("hfftn", input, s, dim, norm, arg="input", names=_MANY)
+
+
+def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Dims = None, norm: str | None = None) -> Tensor:
+    """The inverse of `hfftn`: of a real signal, the last of `dim` halved to s[-1]//2 + 1 frequencies.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.fft.ihfftn(tl.ones(2, 4)).real.tolist()
+        [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    return ops.ihfftn("ihfftn", input, s, dim, norm, arg="input", names=_MANY)
 
 
 def fftshift(input: Tensor, dim: Dims = None) -> Tensor:

@@ -133,6 +133,13 @@ OPS: list[OpInfo] = [
     transform("irfftn", np.fft.irfftn, ("IRFFT", "FFTResize"), MANY, complex=True, many=True),
     transform("hfft", np.fft.hfft, ("IRFFT", "FFTResize"), (*HALF, *_bad("hfft", "n", "dim")), complex=True),
     transform("ihfft", np.fft.ihfft, ("RFFT", "FFTResize"), (*ONE, *_bad("ihfft", "n", "dim"))),
+    transform("hfftn", lambda x, s=None, axes=None, norm=None: np.fft.irfftn(np.conj(x), s, axes, norm={
+        None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]),
+              ("IRFFT", "FFTResize", "Conj"), MANY, complex=True, many=True),
+    transform("ihfft2", lambda x, s=None, axes=(-2, -1), norm=None: np.conj(np.fft.rfftn(x, s, axes, norm={
+        None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm])),
+              ("RFFT", "FFTResize", "Conj"), (Case("2d", ((3, 4),)), Case("s", ((2, 3, 4),), kwargs={"s": (4, 5)})),
+              many=True),
     transform("fftshift", np.fft.fftshift, ("FFTShift",), SHIFT, complex=True, many=True),
     transform("ifftshift", np.fft.ifftshift, ("FFTShift",), SHIFT, complex=True, many=True),
     # the standard's spelling: keyword-only n/s, axis/axes

@@ -53,7 +53,8 @@ REFUSED_OPS = {
         "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__imatmul__", "add_", "copy_",
         "clamp_")},
     # an index array (a NumPy array in the case's kwargs, or integer labels) among an op's arguments
-    **{name: ARRAY_ARG for name in ("nn.functional.nll_loss", "nn.functional.embedding")},    # factories of constants (fftfreq's frequencies): a tensor made while recording, as tl.ones
+    **{name: ARRAY_ARG for name in ("nn.functional.nll_loss", "nn.functional.embedding")},
+    # factories of constants (fftfreq's frequencies): a tensor made while recording, as tl.ones
     **{name: MADE_OUTSIDE for name in ("tl.fft.fftfreq", "tl.fft.rfftfreq")},
 }
 REFUSED_CASES = {

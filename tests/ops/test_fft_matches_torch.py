@@ -37,6 +37,10 @@ CASES: list[tuple[str, Callable[[Any, Any], Any], tuple[int, ...], bool]] = [
     ("hfft_even_forward", lambda m, x: m.hfft(x, n=4, norm="forward"), (2, 4), True),
     ("ihfft_odd", lambda m, x: m.ihfft(x, n=5), (2, 4), False),
     ("ihfft_even_ortho", lambda m, x: m.ihfft(x, norm="ortho", dim=0), (6, 2), False),
+    ("hfftn", lambda m, x: m.hfftn(x, s=(3, 5), dim=(1, 0), norm="ortho"), (3, 4), True),
+    ("hfft2", lambda m, x: m.hfft2(x), (2, 3, 3), True),
+    ("ihfftn", lambda m, x: m.ihfftn(x, norm="forward"), (2, 3, 4), False),
+    ("ihfft2", lambda m, x: m.ihfft2(x, s=(3, 5)), (2, 4), False),
     ("fftshift", lambda m, x: m.fftshift(x), (3, 4), True),
     ("ifftshift_dim", lambda m, x: m.ifftshift(x, dim=(0,)), (5, 2), False),
 ]

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,29 +45,16 @@ NORMS = ("backward", "ortho", "forward")
 DUAL = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
+#: each built-in backend's own fft module (imported when its first array arrives) and how it names the axes
+LIBRARIES = {"numpy": ("numpy.fft", "axes"), "torch": ("torch.fft", "dim"), "jax": ("jax.numpy.fft", "axes"),
+             "cupy": ("cupy.fft", "axes"), "dask": ("dask.array.fft", "axes")}
+
+
 def _module(backend: Backend, fn: str) -> tuple[Any, str]:
     """The fft module of `backend`'s library and how it names the axes ("axes" or "dim")."""
-    name = backend.name
-    if name == "numpy":
-        import numpy.fft as numpy_fft
-
-        return numpy_fft, "axes"
-    if name == "torch":
-        import torch.fft as torch_fft
-
-        return torch_fft, "dim"
-    if name == "jax":
-        import jax.numpy.fft as jax_fft
-
-        return jax_fft, "axes"
-    if name == "cupy":
-        import cupy.fft as cupy_fft
-
-        return cupy_fft, "axes"
-    if name == "dask":
-        import dask.array.fft as dask_fft
-
-        return dask_fft, "axes"
+    known = LIBRARIES.get(backend.name)
+    if known is not None:
+        return importlib.import_module(known[0]), known[1]
     found = getattr(backend.xp, "fft", None)  # array_api_strict's extension, or another library's
     if found is None or not hasattr(found, fn):
         raise BackendError(f"{fn}: backend {backend.name!r} has no fft extension ({backend.xp.__name__}.fft."
@@ -75,10 +63,10 @@ def _module(backend: Backend, fn: str) -> tuple[Any, str]:
 
 
 def _whole_along(backend: Backend, a: Any, axes: Sequence[int]) -> Any:
-    """`a` with each of `axes` in one chunk (Dask transforms only such axes); other arrays as they are."""
-    if backend.name != "dask":
-        return a
-    if all(len(a.chunks[ax]) <= 1 for ax in axes):
+    """`a` with each of `axes` in one chunk (Dask transforms only such axes, lazily rechunked); the
+    arrays of an eager library as they are."""
+    chunks = getattr(a, "chunks", None) if backend.lazy else None
+    if chunks is None or all(len(chunks[ax]) <= 1 for ax in axes):
         return a
     return a.rechunk({ax: -1 for ax in axes})
 

@@ -56,8 +56,8 @@ from torchlight.ops.complex_numbers import Real, conj
 if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
-__all__ = ["FFT", "IRFFT", "RFFT", "FFTAxisError", "FFTResize", "FFTShift", "fftn", "fftshift", "hfft", "ifftn",
-           "ihfft", "irfftn", "rfftn", "size_arg"]
+__all__ = ["FFT", "IRFFT", "RFFT", "FFTAxisError", "FFTResize", "FFTShift", "fftn", "fftshift", "hfft", "hfftn",
+           "ifftn", "ihfft", "ihfftn", "irfftn", "rfftn", "size_arg"]
 
 
 class FFTAxisError(ValueError, IndexError):
@@ -322,25 +322,34 @@ def irfftn(fn: str, x: Any, s: Any = None, axes: Any = None, norm: Any = None, *
     return IRFFT.apply(x, axes, norm, sizes)  # type: ignore[no-any-return]
 
 
-def hfft(fn: str, x: Any, n: Any = None, axis: Any = -1, norm: Any = None, *, arg: str = "x",
-         names: tuple[str, str] = ("n", "axis")) -> Tensor:
-    """The DFT of a Hermitian-symmetric signal given by its first half: irfft of conj(x) with the
-    other normalisation (NumPy's definition), a real result of n points (default 2 (m - 1))."""
+def hfftn(fn: str, x: Any, s: Any = None, axes: Any = None, norm: Any = None, *, arg: str = "x",
+          names: tuple[str, str] = ("s", "axes")) -> Tensor:
+    """The DFT of a Hermitian-symmetric signal given by its first half along the last of `axes`:
+    irfftn of conj(x) with the other normalisation (NumPy's `hfft`, PyTorch's `hfftn`), a real result
+    of the sizes `s` (default: the input's, and 2 (m - 1) along the last axis)."""
     x = _tensor(fn, x, arg)
     _floating(fn, x, arg)
-    norm = _norm(fn, norm)
-    s = None if n is None else (n,)
-    return irfftn(fn, conj(x), s, (axis,), DUAL[norm], arg=arg, names=names)
+    return irfftn(fn, conj(x), s, axes, DUAL[_norm(fn, norm)], arg=arg, names=names)
+
+
+def ihfftn(fn: str, x: Any, s: Any = None, axes: Any = None, norm: Any = None, *, arg: str = "x",
+           names: tuple[str, str] = ("s", "axes")) -> Tensor:
+    """The inverse of `hfftn`: conj(rfftn(x)) with the other normalisation, of a real `x`."""
+    x = _tensor(fn, x, arg)
+    _floating(fn, x, arg, real=True)
+    return conj(rfftn(fn, x, s, axes, DUAL[_norm(fn, norm)], arg=arg, names=names))  # type: ignore[no-any-return]
+
+
+def hfft(fn: str, x: Any, n: Any = None, axis: Any = -1, norm: Any = None, *, arg: str = "x",
+         names: tuple[str, str] = ("n", "axis")) -> Tensor:
+    """The one-dimensional `hfftn`: n real points (default 2 (m - 1)) along `axis`."""
+    return hfftn(fn, x, None if n is None else (n,), (axis,), norm, arg=arg, names=names)
 
 
 def ihfft(fn: str, x: Any, n: Any = None, axis: Any = -1, norm: Any = None, *, arg: str = "x",
           names: tuple[str, str] = ("n", "axis")) -> Tensor:
-    """The inverse of `hfft`: conj(rfft(x)) with the other normalisation, n//2 + 1 frequencies."""
-    x = _tensor(fn, x, arg)
-    _floating(fn, x, arg, real=True)
-    norm = _norm(fn, norm)
-    s = None if n is None else (n,)
-    return conj(rfftn(fn, x, s, (axis,), DUAL[norm], arg=arg, names=names))  # type: ignore[no-any-return]
+    """The one-dimensional `ihfftn`: n//2 + 1 frequencies along `axis`."""
+    return ihfftn(fn, x, None if n is None else (n,), (axis,), norm, arg=arg, names=names)
 
 
 def fftshift(fn: str, x: Any, axes: Any = None, *, inverse: bool = False, arg: str = "x",
