@@ -222,6 +222,8 @@ def _axes(fn: str, x: Tensor, axes: Any, arg: str) -> tuple[int, ...]:
 
 
 def size_arg(fn: str, n: Any, arg: str) -> int:
+    """A number of points `n` (the argument `arg` of `fn`): an int of at least 1, else a TypeError or
+    a ValueError naming both."""
     try:
         n = operator.index(n)
     except TypeError:
