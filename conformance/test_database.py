@@ -69,6 +69,8 @@ PLACED = {
        for name in ("linalg.cross", "xp.linalg.cross", "tl.outer", "xp.linalg.outer")},
     **{name: ("norms", "composed of Abs, Sum, Max/Min, Norm and svdvals: a norm by the plan")
        for name in ("linalg.matrix_norm", "xp.linalg.matrix_norm", "linalg.norm")},
+    "tl.fft.fftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
+    "tl.fft.rfftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none

@@ -21,9 +21,10 @@ CATEGORIES = ["creation_functions", "data_type_functions", "elementwise_function
               "statistical_functions", "utility_functions", "linear_algebra_functions"]
 
 
-def _stub_functions():
-    """(name, stub function) of the 2024.12 main namespace, from the standard's own stubs (beside
-    the repository, where the standard's test suite is checked out)."""
+def _stub_functions(categories=CATEGORIES):
+    """(name, stub function) of the 2024.12 main namespace (or of the extension modules named in
+    `categories`), from the standard's own stubs (beside the repository, where the standard's test
+    suite is checked out)."""
     if not STUBS.is_dir():
         return []
     sys.path.insert(0, str(STUBS))
@@ -31,7 +32,7 @@ def _stub_functions():
         import importlib
 
         out = []
-        for category in CATEGORIES:
+        for category in categories:
             module = importlib.import_module(f"array_api_stubs._2024_12.{category}")
             out += [(name, getattr(module, name)) for name in module.__all__]
         return out
@@ -40,6 +41,7 @@ def _stub_functions():
 
 
 STUB_FUNCTIONS = _stub_functions()
+FFT_STUB_FUNCTIONS = _stub_functions(["fft"])
 
 
 @pytest.mark.skipif(not STUB_FUNCTIONS, reason="the standard's stubs (../shared/array-api-tests) are not here")
@@ -49,6 +51,21 @@ def test_each_function_has_the_standards_parameters_and_kinds(name, stub):
     theirs = inspect.signature(stub).parameters
     assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
     assert [p.default for p in ours.values()] == [p.default for p in theirs.values()]
+
+
+@pytest.mark.skipif(not FFT_STUB_FUNCTIONS, reason="the standard's stubs (../shared/array-api-tests) are not here")
+@pytest.mark.parametrize("name,stub", FFT_STUB_FUNCTIONS, ids=[n for n, _ in FFT_STUB_FUNCTIONS])
+def test_each_fft_function_has_the_standards_parameters_and_kinds(name, stub):
+    ours = inspect.signature(getattr(xp.fft, name)).parameters
+    theirs = inspect.signature(stub).parameters
+    assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
+    assert [p.default for p in ours.values()] == [p.default for p in theirs.values()]
+
+
+def test_the_fft_extension_exports_the_standards_14_functions():
+    names = {n for n, _ in FFT_STUB_FUNCTIONS} if FFT_STUB_FUNCTIONS else set(xp.fft.__all__)
+    assert set(xp.fft.__all__) == names and len(names) == 14
+    assert all(callable(getattr(xp.fft, n)) for n in names)
 
 
 def test_every_name_of_the_2024_12_namespace_is_exported():

@@ -54,6 +54,8 @@ REFUSED_OPS = {
         "clamp_")},
     # an index array (a NumPy array in the case's kwargs, or integer labels) among an op's arguments
     **{name: ARRAY_ARG for name in ("nn.functional.nll_loss", "nn.functional.embedding")},
+    # factories of constants (fftfreq's frequencies): a tensor made while recording, as tl.ones
+    **{name: MADE_OUTSIDE for name in ("tl.fft.fftfreq", "tl.fft.rfftfreq")},
 }
 REFUSED_CASES = {
     **{("__getitem__", c): ARRAY_ARG for c in ("int_array_duplicates", "int_array_axis1", "mask")},

@@ -202,6 +202,17 @@ OPS += [  # the decompositions (torchlight/ops/decompositions.py); eigen- and si
     Op("qr", lambda a: (lambda r: r[0] + r[1])(D.qr(a)), lambda a: (lambda r: r[0] + r[1])(torch.linalg.qr(a)),
        (S3,), functions=("Qr",)),
     Op("pinv", D.pinv, torch.linalg.pinv, (((4, 3), _spread),), functions=("Pinv",)),
+    # fft (torchlight.ops.fft): squared, so that the second derivative is not zero
+    Op("fft", lambda a: tl.fft.fft(a, n=5) ** 2, lambda a: torch.fft.fft(a, n=5) ** 2, A,
+       functions=("FFT", "FFTResize")),
+    Op("ifftn", lambda a: tl.fft.ifftn(a, s=(3, 2), norm="ortho") ** 2,
+       lambda a: torch.fft.ifftn(a, s=(3, 2), norm="ortho") ** 2, (M23,)),
+    Op("rfft", lambda y: tl.fft.rfft(y) ** 2, lambda y: torch.fft.rfft(y) ** 2, (((4,), _real),), functions=("RFFT",)),
+    Op("irfft", lambda a: tl.fft.irfft(a, n=5) ** 2, lambda a: torch.fft.irfft(a, n=5) ** 2, A, functions=("IRFFT",)),
+    Op("hfft", lambda a: tl.fft.hfft(a, norm="forward") ** 2, lambda a: torch.fft.hfft(a, norm="forward") ** 2, A),
+    Op("ihfft", lambda y: tl.fft.ihfft(y, n=5) ** 2, lambda y: torch.fft.ihfft(y, n=5) ** 2, (((4,), _real),)),
+    Op("fftshift", lambda a: tl.fft.fftshift(a) * a, lambda a: torch.fft.fftshift(a) * a, (M23,),
+       functions=("FFTShift",)),
 ]
 
 
