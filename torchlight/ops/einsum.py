@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import string
@@ -264,6 +265,10 @@ def _path(labels: list[tuple[int, ...]], parsed: Parsed, optimize: Any) -> list[
     n = len(labels)
     if n < 2:
         return [(0,)] if n == 1 else []
+    if n == 2 and (isinstance(optimize, (bool, str)) or optimize is None):  # one way to contract two
+        if isinstance(optimize, str) and optimize not in OPTIMIZERS:
+            raise ValueError(_unknown_optimizer(optimize))
+        return [(0, 1)]
     if optimize is False or optimize is None:  # ((a b) c) d: the last result (at the end) with the next operand
         steps: list[tuple[int, ...]] = [(0, 1)]
         return steps + [(0, n - 2 - s) for s in range(n - 2)]
@@ -271,8 +276,7 @@ def _path(labels: list[tuple[int, ...]], parsed: Parsed, optimize: Any) -> list[
         optimize = "auto"
     if isinstance(optimize, str):
         if optimize not in OPTIMIZERS:
-            raise ValueError(f"einsum: optimize={optimize!r} names no path optimiser (one of "
-                             f"{', '.join(OPTIMIZERS)}; True for 'auto', False for left to right, or a path)")
+            raise ValueError(_unknown_optimizer(optimize))
         try:
             import opt_einsum
         except ImportError as exc:  # a core dependency; a broken install gets told what to do
@@ -285,6 +289,11 @@ def _path(labels: list[tuple[int, ...]], parsed: Parsed, optimize: Any) -> list[
         path, _ = opt_einsum.contract_path(equation, *shapes, shapes=True, optimize=optimize)
         return [tuple(step) for step in path]
     return _explicit_path(optimize, n)
+
+
+def _unknown_optimizer(optimize: str) -> str:
+    return (f"einsum: optimize={optimize!r} names no path optimiser (one of {', '.join(OPTIMIZERS)}; True for "
+            "'auto', False for left to right, or a path)")
 
 
 def _keep_output(labels: list[tuple[int, ...]], parsed: Parsed) -> tuple[int, ...]:
@@ -328,7 +337,7 @@ def einsum(subscripts: str, operands: Sequence[Tensor], optimize: Any = "auto") 
         5.0
     """
     operands = list(operands)
-    parsed = parse(subscripts, [tuple(t.shape) for t in operands])
+    parsed, path = _planned(subscripts, tuple(tuple(t.shape) for t in operands), optimize)
     first = operands[0]
     for t in operands[1:]:
         if t.backend is not first.backend or first.backend.multi_device:
@@ -340,7 +349,6 @@ def einsum(subscripts: str, operands: Sequence[Tensor], optimize: Any = "auto") 
     counts = Counter(x for _, labels in work for x in labels)
     output = set(parsed.output)
     work = [_sum_out(t, labels, {x for x in labels if counts[x] == 1 and x not in output}) for t, labels in work]
-    path = _path([labels for _, labels in work], parsed, optimize)
     for step in path:
         taken = [work[p] for p in step]
         for p in sorted(step, reverse=True):
@@ -354,6 +362,30 @@ def einsum(subscripts: str, operands: Sequence[Tensor], optimize: Any = "auto") 
     (t, labels), = work
     t, labels = _sum_out(t, labels, set(labels) - output)
     return _permute(t, labels, parsed.output)
+
+
+def _planned(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> tuple[Parsed, list]:
+    """(parse, contraction_path) of a call, remembered per subscripts, shapes and optimiser: a loop calling one
+    einsum pays for the parsing and the path search once."""
+    try:
+        key = (subscripts, shapes, _key(optimize))
+        hash(key)
+    except TypeError:  # an unusual `optimize` (parse and _path say what is wrong with it)
+        parsed = parse(subscripts, shapes)
+        return parsed, _path(_prepared_labels(parsed), parsed, optimize)
+    return _cached_plan(*key)
+
+
+def _key(optimize: Any) -> Any:
+    if isinstance(optimize, list):
+        return tuple(x if isinstance(x, str) else tuple(x) for x in optimize)
+    return optimize
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> tuple[Parsed, list]:
+    parsed = parse(subscripts, shapes)
+    return parsed, _path(_prepared_labels(parsed), parsed, optimize)
 
 
 def _prepare(t: Tensor, labels: tuple[int, ...], parsed: Parsed) -> tuple[Tensor, tuple[int, ...]]:
@@ -402,13 +434,17 @@ def _pair(a: Tensor, la: tuple[int, ...], b: Tensor, lb: tuple[int, ...], keep: 
     size = [sizes[x] for x in batch]
     fa, fb = [sizes[x] for x in own_a], [sizes[x] for x in own_b]
     if not summed:  # an outer or elementwise product: broadcast, no matmul
-        left = _permute(a, la, (*batch, *own_a)).reshape(*size, *fa, *(1 for _ in fb))
-        right = _permute(b, lb, (*batch, *own_b)).reshape(*size, *(1 for _ in fa), *fb)
+        left = _reshape(_permute(a, la, (*batch, *own_a)), (*size, *fa, *(1 for _ in fb)))
+        right = _reshape(_permute(b, lb, (*batch, *own_b)), (*size, *(1 for _ in fa), *fb))
         return left * right, (*batch, *own_a, *own_b)
     k = math.prod(sizes[x] for x in summed)
-    left = _permute(a, la, (*batch, *own_a, *summed)).reshape(*size, math.prod(fa), k)
-    right = _permute(b, lb, (*batch, *summed, *own_b)).reshape(*size, k, math.prod(fb))
-    return (left @ right).reshape(*size, *fa, *fb), (*batch, *own_a, *own_b)
+    left = _reshape(_permute(a, la, (*batch, *own_a, *summed)), (*size, math.prod(fa), k))
+    right = _reshape(_permute(b, lb, (*batch, *summed, *own_b)), (*size, k, math.prod(fb)))
+    return _reshape(left @ right, (*size, *fa, *fb)), (*batch, *own_a, *own_b)
+
+
+def _reshape(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return t if t.shape == shape else t.reshape(shape)
 
 
 class EinsumMethods:
