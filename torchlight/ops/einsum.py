@@ -245,7 +245,7 @@ def contraction_path(parsed: Parsed, optimize: Any = "auto") -> list[tuple[int, 
     Example:
         >>> p = parse("ab,bc,cd->ad", [(10, 100), (100, 5), (5, 100)])
         >>> contraction_path(p, "greedy"), contraction_path(p, False)
-        ([(0, 1), (0, 1)], [(0, 1), (0, 1)])
+        ([(0, 1), (0, 1)], [(0, 1), (1, 0)])
         >>> contraction_path(parse("ab,bc,cd->ad", [(100, 5), (5, 100), (100, 5)]), "greedy")
         [(1, 2), (0, 1)]
     """
@@ -271,7 +271,7 @@ def _path(labels: list[tuple[int, ...]], parsed: Parsed, optimize: Any) -> list[
         return [(0, 1)]
     if optimize is False or optimize is None:  # ((a b) c) d: the last result (at the end) with the next operand
         steps: list[tuple[int, ...]] = [(0, 1)]
-        return steps + [(0, n - 2 - s) for s in range(n - 2)]
+        return steps + [(n - 2 - s, 0) for s in range(n - 2)]
     if optimize is True:
         optimize = "auto"
     if isinstance(optimize, str):
