@@ -188,7 +188,7 @@ def run_workload(w: Contraction, quick: bool, torch: Any) -> list[str]:
         agree = check(both, both[TORCH].grads, "gradients")
         lines.append("  forward and backward (gradients vs PyTorch's: " + ", ".join(agree) + ")")
     else:
-        lines.append("  forward and backward (PyTorch not installed: gradients unchecked here; tests/ops/test_einsum.py)")
+        lines.append("  forward and backward (PyTorch not installed: gradients unchecked; tests/ops/test_einsum.py)")
     lines += table(round_robin(both, reps, inner), [(TL, TORCH), (TL_L2R, TL)])
     return lines
 
@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             lines = run_workload(w, args.quick, torch)
         print("\n".join(lines), flush=True)
+    print("load average at the end (1, 5, 15 min): " + ", ".join(f"{v:.1f}" for v in os.getloadavg()))
     return 0
 
 
