@@ -71,6 +71,7 @@ PLACED = {
        for name in ("linalg.matrix_norm", "xp.linalg.matrix_norm", "linalg.norm")},
     "tl.fft.fftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
     "tl.fft.rfftfreq": ("fft", "no Function (no gradient): a constant made as a factory makes it"),
+    "tl.einsum": ("einsum", "no Function of its own: pairwise MatMuls, Permute, Reshape, Gather and Sum"),
 }
 
 #: the areas of ops with no Function (no gradient: booleans, integers); their entries name none
@@ -79,6 +80,10 @@ NO_FUNCTION_AREAS = {"comparisons", "logical", "bitwise", "searching"}
 #: areas of functions built on the ops of other categories (the array API namespace): their entries name the
 #: Functions they are built on, wherever those live
 NAMESPACE_AREAS = {"array_api"}
+
+#: areas of functions built only on the Functions of other categories, with no Function of their own (einsum:
+#: MatMul, Permute, Reshape, Gather, Sum); their entries are PLACED by name
+COMPOSED_AREAS = {"einsum"}
 
 #: Functions of torchlight.autograd.functions that no entry exercises, and why (none today)
 EXEMPT: dict[str, str] = {}
@@ -89,7 +94,7 @@ def test_every_module_of_conformance_ops_is_an_area():
     assert found == set(MODULES), f"in conformance/ops/ but not an area: {sorted(found - set(MODULES))}"
     assert database.AREAS == tuple(f"conformance.ops.{m}" for m in MODULES)
     assert set(MODULES) == ({category_of(name) for name in exported_functions()} | NO_FUNCTION_AREAS
-                            | NAMESPACE_AREAS)
+                            | NAMESPACE_AREAS | COMPOSED_AREAS)
 
 
 def categories(op) -> set[str]:

@@ -23,6 +23,10 @@ from typing import Any
 
 from torchlight.creation import tensor
 from torchlight.ops import decompositions, sets
+
+
+from torchlight.ops import einsum as _einsum
+from torchlight.ops import sets
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
@@ -39,7 +43,7 @@ __all__ += ["broadcast_tensors", "meshgrid", "moveaxis", "movedim", "tril", "tri
 __all__ += ["index_select", "take", "take_along_dim"]
 __all__ += ["angle", "conj", "imag", "real"]
 __all__ += ["cumprod", "cumsum", "diff"]
-__all__ += ["tensordot"]
+__all__ += ["einsum", "tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 __all__ += ["unique"]
 __all__ += ["cross", "diagonal", "matrix_power", "outer", "trace"]
@@ -783,3 +787,41 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
         [[0.5], [0.0]]
     """
     return decompositions.pinv(input, rtol=rcond)
+
+
+# ------------------------------------------------------------------ einsum (torchlight.ops.einsum)
+def einsum(*args: Any, optimize: Any = "auto") -> Tensor:
+    """Einstein summation, in NumPy's and PyTorch's spelling: `einsum("ij,jk->ik", a, b)`, the operands
+    as one list (`einsum("ij,jk", [a, b])`), or the sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`.
+
+    Without `->` the output is the ellipsis's dims, then the letters that appear once, in sorted order;
+    a repeated letter in one operand takes its diagonal (`"ii->i"`); an ellipsis's dims and size-1 dims
+    broadcast as NumPy's; an ellipsis left out of an explicit output is summed, as PyTorch. The operands
+    are contracted two at a time in the order opt_einsum's path optimiser `optimize` chooses ("auto",
+    "greedy", "optimal", ...; False for left to right, or an explicit path), each pair a batched matmul,
+    so the gradients (of every order, complex ones included) are those of matmul, permute, reshape and
+    sum. Arrays and numbers are lifted beside the first Tensor (docs/einsum.md).
+
+    Example:
+        >>> import torchlight as tl
+        >>> a = tl.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> v = tl.tensor([1.0, 10.0])
+        >>> out = tl.einsum("ij,j->i", a, v)
+        >>> out.sum().backward()
+        >>> out.tolist(), a.grad.tolist(), tl.einsum("ii", a).item()
+        ([21.0, 43.0], [[1.0, 10.0], [1.0, 10.0]], 5.0)
+    """
+    subscripts, raw = _einsum.split_arguments(args)
+    first = next((x for x in raw if isinstance(x, Tensor)), None)
+    operands = []
+    for i, x in enumerate(raw):
+        if not isinstance(x, Tensor):
+            try:
+                x = tensor(x) if first is None else first._lift(x)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"einsum: operand {i} is a {type(x).__name__}, not a Tensor, array or number") from exc
+            first = x if first is None else first
+            if not x.backend.xp.isdtype(x.dtype, ("numeric", "bool")):
+                raise TypeError(f"einsum: operand {i} is a {type(raw[i]).__name__} of dtype {x.dtype}, not numbers")
+        operands.append(x)
+    return _einsum.einsum(subscripts, operands, optimize)
