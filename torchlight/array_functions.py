@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
-from torchlight.ops import sets
+from torchlight.ops import sets, special
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
@@ -42,6 +42,7 @@ __all__ += ["cumprod", "cumsum", "diff"]
 __all__ += ["tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 __all__ += ["unique"]
+__all__ += ["erf", "erfc", "erfinv", "logit", "sinc", "xlogy"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -653,3 +654,45 @@ def unique(input: Any, sorted: bool = True, return_inverse: bool = False, return
     """
     return sets.unique(input if isinstance(input, Tensor) else tensor(input), sorted, return_inverse,
                        return_counts, dim)
+
+
+def erf(input: Any) -> Tensor:
+    """The error function of `input`: `input.erf()` (torch.erf; also `tl.special.erf`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.erf(tl.tensor(0.5)).item(), 12)
+        0.520499877813
+    """
+    return _tensor_of("erf", input).erf()
+
+
+def erfc(input: Any) -> Tensor:
+    """1 - erf(input), accurate where it is tiny: `input.erfc()` (torch.erfc)."""
+    return _tensor_of("erfc", input).erfc()
+
+
+def erfinv(input: Any) -> Tensor:
+    """erf's inverse on [-1, 1]: `input.erfinv()` (torch.erfinv)."""
+    return _tensor_of("erfinv", input).erfinv()
+
+
+def logit(input: Any, eps: float | None = None) -> Tensor:
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first where `eps` is given: `input.logit(eps)` (torch.logit)."""
+    return _tensor_of("logit", input).logit(eps)
+
+
+def sinc(input: Any) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0: `input.sinc()` (torch.sinc)."""
+    return _tensor_of("sinc", input).sinc()
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), 0 where input == 0; a number on either side (torch.xlogy).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.xlogy(0.0, tl.tensor([0.0, 2.0])).tolist()
+        [0.0, 0.0]
+    """
+    return special.xlogy(input, other)
