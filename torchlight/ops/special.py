@@ -11,8 +11,8 @@ value is SciPy's (NaN, or +-inf at its ends), never an error.
 
 Conventions: d erf = 2/sqrt(pi) exp(-x**2); d erfinv = sqrt(pi)/2
 exp(erfinv(x)**2); d log_ndtr = exp(-x**2/2 - log_ndtr(x)) / sqrt(2 pi),
-finite far into the lower tail; xlogy's gradient in x is 0 where x == 0
-(PyTorch's `xlogy(x != 0, y)`), in y it is x / y; entr's is -(log x + 1);
+finite far into the lower tail; xlogy's gradient in x is log(y), 0 where
+x == 0 and y <= 0 (PyTorch's), in y it is x / y; entr's is -(log x + 1);
 sinc's is 0 at 0 (a series near 0, not the cancelling quotient).
 
 Example:
@@ -34,7 +34,7 @@ from torchlight.backends.checks import check_same_backend
 from torchlight.backends.special_formulas import evaluate
 from torchlight.engine import Context, Function
 from torchlight.ops.activations import Sigmoid
-from torchlight.ops.common import _const, broadcast_shapes
+from torchlight.ops.common import broadcast_shapes
 from torchlight.ops.complex_numbers import refuse_complex
 
 if TYPE_CHECKING:
@@ -117,11 +117,13 @@ Sinc = special_op("Sinc", "sinc", lambda g, x, y: g * _sinc_slope(x),
 class Xlogy(Function):
     """x log(y), 0 where x == 0 (unless y is NaN), broadcasting.
 
-    The gradients are PyTorch's: in x, xlogy(x != 0, y) (0 where x == 0),
-    in y, x / y (NaN at x == y == 0, as PyTorch).
+    The gradients are PyTorch's: in x, log(y) (as `xlogy(g, y)`), which is
+    the true derivative at x == 0 too, but 0 where x == 0 and y <= 0 (where
+    the function is 0 along x = 0); in y, x / y (NaN at x == y == 0).
     """
     elementwise = True
     function = "xlogy"
+    pole = 0.0  # log(y) is -inf here and NaN below
 
     @classmethod
     def forward(cls, ctx: Context, a: Tensor, b: Tensor) -> Any:
@@ -134,8 +136,9 @@ class Xlogy(Function):
         need_a, need_b = ctx.needs_input_grad
         ga = gb = None
         if need_a:
-            nonzero = _const(a, a.backend.xp.astype(a.data != 0, a.dtype))
-            ga = g * cls.apply(nonzero, b)
+            xp = a.backend.xp
+            off = xp.logical_and(a.data == 0, b.data <= cls.pole)  # (PyTorch's masked_fill)
+            ga = cls.apply(g, b).where(xp.logical_not(off), 0.0)
         if need_b:
             gb = g * a / cls.divisor(b)
         return ga, gb
@@ -146,9 +149,11 @@ class Xlogy(Function):
 
 
 class Xlog1py(Xlogy):
-    """x log1p(y), 0 where x == 0 (unless y is NaN); the gradients xlog1py(x != 0, y) and x / (1 + y)."""
+    """x log1p(y), 0 where x == 0 (unless y is NaN); the gradients log1p(y) (0 where x == 0 and y <= -1)
+    and x / (1 + y), PyTorch's."""
     elementwise = True
     function = "xlog1py"
+    pole = -1.0
 
     @staticmethod
     def divisor(b: Tensor) -> Tensor:
