@@ -1,5 +1,6 @@
 """Free functions over tensors, with PyTorch's names: where, stack, cat (alias concat), maximum,
-minimum, atan2 (alias arctan2), logaddexp, hypot, copysign; real, imag, conj, angle.
+minimum, atan2 (alias arctan2), logaddexp, hypot, copysign; real, imag, conj, angle; lgamma, digamma,
+polygamma, mvlgamma, i0 (the gamma and Bessel functions, `torchlight.ops.special_gamma`).
 
 Each lifts its arguments and calls the Tensor method that does the work
 (`tl.maximum(a, b)` is `a.maximum(b)`, with a number or array on either
@@ -43,6 +44,7 @@ __all__ += ["tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 __all__ += ["unique"]
 __all__ += ["erf", "erfc", "erfinv", "logit", "sinc", "xlogy"]
+__all__ += ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -696,3 +698,57 @@ def xlogy(input: Any, other: Any) -> Tensor:
         [0.0, 0.0]
     """
     return special.xlogy(input, other)
+def lgamma(input: Any) -> Tensor:
+    """log|Gamma(input)|: `input.lgamma()` (`torch.lgamma`; scipy's gammaln); the gradient is digamma.
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 12) for v in tl.lgamma(tl.tensor([0.5, 3.0])).tolist()]   # log sqrt(pi), log 2
+        [0.572364942925, 0.69314718056]
+    """
+    return _tensor_of("lgamma", input).lgamma()
+
+
+def digamma(input: Any) -> Tensor:
+    """psi(input), the derivative of lgamma: `input.digamma()` (`torch.digamma`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.digamma(tl.tensor(1.0)).item(), 12)    # -Euler's gamma
+        -0.577215664902
+    """
+    return _tensor_of("digamma", input).digamma()
+
+
+def polygamma(n: int, input: Any) -> Tensor:
+    """The n-th derivative of digamma at `input`: `input.polygamma(n)` (`torch.polygamma(n, input)`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.polygamma(1, tl.tensor(1.0)).item(), 12)    # pi**2 / 6
+        1.644934066848
+    """
+    return _tensor_of("polygamma", input).polygamma(n)
+
+
+def mvlgamma(input: Any, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension p: `input.mvlgamma(p)` (`torch.mvlgamma`;
+    scipy's multigammaln); every element must exceed (p - 1)/2 (a ValueError otherwise).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.mvlgamma(tl.tensor(3.0), 3).item(), 12)
+        2.694924879807
+    """
+    return _tensor_of("mvlgamma", input).mvlgamma(p)
+
+
+def i0(input: Any) -> Tensor:
+    """The modified Bessel function of the first kind of order 0: `input.i0()` (`torch.i0`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.i0(tl.tensor(1.0)).item(), 12)
+        1.266065877752
+    """
+    return _tensor_of("i0", input).i0()
