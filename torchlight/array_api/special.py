@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from torchlight import special as _special
 from torchlight.array_api._helpers import pair, tensor_arg
 from torchlight.tensor import Tensor
 
-__all__ = ["entr", "erf", "erfc", "erfcinv", "erfinv", "expit", "log_ndtr", "logit", "ndtr", "ndtri", "rel_entr",
-           "sinc", "xlog1py", "xlogy"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcinv", "erfinv", "expit", "gammaln", "i0", "i0e", "i1", "i1e",
+           "log_ndtr", "logit", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "xlog1py",
+           "xlogy"]
 
 
 def erf(z: Any, /) -> Tensor:
@@ -119,3 +122,60 @@ def rel_entr(x: Any, y: Any, /) -> Tensor:
     nan = bxp.logical_or(bxp.isnan(a.data), bxp.isnan(b.data))
     rest = bxp.where(nan, bxp.nan, bxp.where(zero, 0.0, bxp.full_like(body.data, bxp.inf)))
     return body.where(positive, Tensor._wrap(bxp.astype(rest, body.dtype), body.backend))
+
+
+def gammaln(x: Any, /) -> Tensor:
+    """log|Gamma(x)| (scipy.special.gammaln); its gradient is digamma(x).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.array_api as xp
+        >>> x = tl.tensor([4.0], requires_grad=True)
+        >>> xp.special.gammaln(x).sum().backward()
+        >>> round(x.grad.item(), 12)    # digamma(4) = 1 + 1/2 + 1/3 - Euler's gamma
+        1.256117668432
+    """
+    return _special.gammaln(tensor_arg(x, "gammaln"))
+
+
+def psi(z: Any, /) -> Tensor:
+    """The digamma function (scipy.special.psi, alias digamma); its gradient is polygamma(1, z)."""
+    return _special.digamma(tensor_arg(z, "psi", "z"))
+
+
+digamma = psi
+
+
+def polygamma(n: Any, x: Any, /) -> Tensor:
+    """The n-th derivative of digamma (scipy.special.polygamma(n, x)), n a non-negative int."""
+    if hasattr(n, "shape") and not isinstance(n, (int, np.integer)):  # an array of orders: one order only
+        orders = np.unique(n.detach().numpy() if isinstance(n, Tensor) else np.asarray(n))
+        if orders.size != 1:
+            raise TypeError(f"polygamma: n must be one order (an int), not the orders {orders.tolist()}")
+        n = orders.item()
+    return _special.polygamma(n, tensor_arg(x, "polygamma"))
+
+
+def multigammaln(a: Any, d: int, /) -> Tensor:
+    """The log of the multivariate gamma function of dimension d (scipy.special.multigammaln(a, d))."""
+    return _special.multigammaln(tensor_arg(a, "multigammaln", "a"), d)
+
+
+def i0(x: Any, /) -> Tensor:
+    """The modified Bessel function of order 0 (scipy.special.i0)."""
+    return _special.i0(tensor_arg(x, "i0"))
+
+
+def i0e(x: Any, /) -> Tensor:
+    """exp(-|x|) i0(x) (scipy.special.i0e)."""
+    return _special.i0e(tensor_arg(x, "i0e"))
+
+
+def i1(x: Any, /) -> Tensor:
+    """The modified Bessel function of order 1 (scipy.special.i1)."""
+    return _special.i1(tensor_arg(x, "i1"))
+
+
+def i1e(x: Any, /) -> Tensor:
+    """exp(-|x|) i1(x) (scipy.special.i1e)."""
+    return _special.i1e(tensor_arg(x, "i1e"))
