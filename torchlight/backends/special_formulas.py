@@ -38,6 +38,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 #: the functions this module computes, with their number of array arguments
 NAMES: dict[str, int] = {"erf": 1, "erfc": 1, "erfinv": 1, "erfcinv": 1, "ndtr": 1, "ndtri": 1, "log_ndtr": 1,
                          "logit": 1, "expit": 1, "entr": 1, "sinc": 1, "xlogy": 2, "xlog1py": 2}
@@ -92,7 +94,6 @@ def evaluate(backend: Any, name: str, *arrays: Any) -> Any:
     dtype = _result_dtype(xp, arrays)
     if backend.name == "dask":  # the NumPy function block by block, lazily (an elementwise function)
         import dask.array as da
-        import numpy as np
 
         parts = xp.broadcast_arrays(*arrays) if len(arrays) > 1 else arrays
         return da.map_blocks(_cast_block(fn), *parts, dtype=dtype, meta=np.empty((0,) * parts[0].ndim, dtype))
@@ -104,8 +105,6 @@ def evaluate(backend: Any, name: str, *arrays: Any) -> Any:
 
 def _cast_block(fn: Callable[..., Any]) -> Callable[..., Any]:
     def block(*parts: Any) -> Any:
-        import numpy as np
-
         out = np.asarray(fn(*parts))
         dtype = np.result_type(*parts)
         return out if out.dtype == dtype else out.astype(dtype)
