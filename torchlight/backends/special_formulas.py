@@ -92,7 +92,7 @@ def evaluate(backend: Any, name: str, *arrays: Any) -> Any:
     if fn is None:
         return portable(name, xp, *arrays)
     dtype = _result_dtype(xp, arrays)
-    if backend.name == "dask":  # the NumPy function block by block, lazily (an elementwise function)
+    if backend.lazy:  # Dask: the NumPy function block by block, lazily (an elementwise function)
         import dask.array as da
 
         parts = xp.broadcast_arrays(*arrays) if len(arrays) > 1 else arrays
