@@ -271,11 +271,12 @@ def _gammaln_positive(xp: Any, x: Any) -> Any:
     small = xp.log(z) + logs + p * _polevl(xp, p, _LGAM_B) / _polevl(xp, p, _LGAM_C)
     out = xp.where(big, stirling, small)
     # about the zeros at 1 and 2: log Gamma(2 + z), and log Gamma(1 + z) = log Gamma(2 + z) - log1p(z)
-    z2 = x - 2.0
-    out = xp.where(xp.abs(z2) < _LGAM_ROOT_RADIUS, _taylor(xp, z2, _LGAM2_SERIES), out)
+    # (one series for both: z = x - 1 beside 1, x - 2 elsewhere)
     z1 = x - 1.0
-    near1 = _taylor(xp, z1, _LGAM2_SERIES) - xp.log1p(z1)
-    return xp.where(xp.abs(z1) < _LGAM_ROOT_RADIUS, near1, out)
+    near1 = xp.abs(z1) < _LGAM_ROOT_RADIUS
+    z = xp.where(near1, z1, x - 2.0)
+    series = _taylor(xp, z, _LGAM2_SERIES) - xp.where(near1, xp.log1p(z1), 0.0)
+    return xp.where(xp.logical_or(near1, xp.abs(z) < _LGAM_ROOT_RADIUS), series, out)
 
 
 def _gammaln(xp: Any, x: Any) -> Any:
@@ -367,7 +368,7 @@ def _bernoulli(count: int) -> tuple[Fraction, ...]:
     return tuple(b)
 
 
-#: terms of the Euler-Maclaurin tail; the shift puts the tail at x + N >= 12 + 2n
+#: terms of the Euler-Maclaurin tail; the shift puts the tail at x + N >= 9 + s (its error then below 1e-16)
 _EM_TERMS = 12
 
 
@@ -384,7 +385,7 @@ def _em_coefficients(s: int) -> tuple[float, ...]:
 
 def _hurwitz_zeta(xp: Any, s: int, q: Any) -> Any:
     """zeta(s, q) = sum_k (q + k)^-s for an integer s >= 2 and q > 0 (all terms positive: no cancellation)."""
-    shift = 12 + 2 * s
+    shift = 9 + s
     total = _zeros(xp, q)
     for k in range(shift):
         total = total + (q + float(k)) ** float(-s)
