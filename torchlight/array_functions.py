@@ -1,5 +1,6 @@
 """Free functions over tensors, with PyTorch's names: where, stack, cat (alias concat), maximum,
-minimum, atan2 (alias arctan2), logaddexp, hypot, copysign; real, imag, conj, angle.
+minimum, atan2 (alias arctan2), logaddexp, hypot, copysign; real, imag, conj, angle; lgamma, digamma,
+polygamma, mvlgamma, i0 (the gamma and Bessel functions, `torchlight.ops.special_gamma`).
 
 Each lifts its arguments and calls the Tensor method that does the work
 (`tl.maximum(a, b)` is `a.maximum(b)`, with a number or array on either
@@ -27,6 +28,9 @@ from torchlight.ops import decompositions, sets
 
 from torchlight.ops import einsum as _einsum
 from torchlight.ops import sets
+
+
+from torchlight.ops import sets, special
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
@@ -47,6 +51,10 @@ __all__ += ["einsum", "tensordot"]
 __all__ += ["argsort", "nonzero", "searchsorted", "sort"]
 __all__ += ["unique"]
 __all__ += ["cross", "diagonal", "matrix_power", "outer", "trace"]
+
+
+__all__ += ["erf", "erfc", "erfinv", "logit", "sinc", "xlogy"]
+__all__ += ["digamma", "i0", "lgamma", "mvlgamma", "polygamma"]
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:
@@ -825,3 +833,99 @@ def einsum(*args: Any, optimize: Any = "auto") -> Tensor:
                 raise TypeError(f"einsum: operand {i} is a {type(raw[i]).__name__} of dtype {x.dtype}, not numbers")
         operands.append(x)
     return _einsum.einsum(subscripts, operands, optimize)
+
+
+def erf(input: Any) -> Tensor:
+    """The error function of `input`: `input.erf()` (torch.erf; also `tl.special.erf`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.erf(tl.tensor(0.5)).item(), 12)
+        0.520499877813
+    """
+    return _tensor_of("erf", input).erf()
+
+
+def erfc(input: Any) -> Tensor:
+    """1 - erf(input), accurate where it is tiny: `input.erfc()` (torch.erfc)."""
+    return _tensor_of("erfc", input).erfc()
+
+
+def erfinv(input: Any) -> Tensor:
+    """erf's inverse on [-1, 1]: `input.erfinv()` (torch.erfinv)."""
+    return _tensor_of("erfinv", input).erfinv()
+
+
+def logit(input: Any, eps: float | None = None) -> Tensor:
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first where `eps` is given: `input.logit(eps)` (torch.logit)."""
+    return _tensor_of("logit", input).logit(eps)
+
+
+def sinc(input: Any) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0: `input.sinc()` (torch.sinc)."""
+    return _tensor_of("sinc", input).sinc()
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), 0 where input == 0; a number on either side (torch.xlogy).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.xlogy(0.0, tl.tensor([0.0, 2.0])).tolist()
+        [0.0, 0.0]
+    """
+    return special.xlogy(input, other)
+def lgamma(input: Any) -> Tensor:
+    """log|Gamma(input)|: `input.lgamma()` (`torch.lgamma`; scipy's gammaln); the gradient is digamma.
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 12) for v in tl.lgamma(tl.tensor([0.5, 3.0])).tolist()]   # log sqrt(pi), log 2
+        [0.572364942925, 0.69314718056]
+    """
+    return _tensor_of("lgamma", input).lgamma()
+
+
+def digamma(input: Any) -> Tensor:
+    """psi(input), the derivative of lgamma: `input.digamma()` (`torch.digamma`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.digamma(tl.tensor(1.0)).item(), 12)    # -Euler's gamma
+        -0.577215664902
+    """
+    return _tensor_of("digamma", input).digamma()
+
+
+def polygamma(n: int, input: Any) -> Tensor:
+    """The n-th derivative of digamma at `input`: `input.polygamma(n)` (`torch.polygamma(n, input)`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.polygamma(1, tl.tensor(1.0)).item(), 12)    # pi**2 / 6
+        1.644934066848
+    """
+    return _tensor_of("polygamma", input).polygamma(n)
+
+
+def mvlgamma(input: Any, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension p: `input.mvlgamma(p)` (`torch.mvlgamma`;
+    scipy's multigammaln); every element must exceed (p - 1)/2 (a ValueError otherwise).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.mvlgamma(tl.tensor(3.0), 3).item(), 12)
+        2.694924879807
+    """
+    return _tensor_of("mvlgamma", input).mvlgamma(p)
+
+
+def i0(input: Any) -> Tensor:
+    """The modified Bessel function of the first kind of order 0: `input.i0()` (`torch.i0`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.i0(tl.tensor(1.0)).item(), 12)
+        1.266065877752
+    """
+    return _tensor_of("i0", input).i0()

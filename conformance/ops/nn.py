@@ -371,3 +371,20 @@ OPS.append(OpInfo(
      Case("dilated", ((1, 2, 2, 3, 4),),
           kwargs={"shape": (1, 2, 5, 6), "kernel": (2, 2), "stride": (2, 1), "dilation": (2, 3)})),
     function="Fold", area="nn"))
+
+
+# -------------------------------------------------------------- GELU (appended with torchlight.special)
+def ref_gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+    import scipy.special  # (a test dependency, imported when the reference first runs)
+
+    return x * scipy.special.ndtr(x)
+
+
+add("gelu", lambda x, approximate="none": nnF.gelu(x, approximate), ref_gelu,
+    UNARY + (Case("tanh", ((3, 4),), kwargs={"approximate": "tanh"}, note="PyTorch's tanh approximation"),
+             Case("tails", ((4,),), domain=D.fixed([-30.0, -8.0, 8.0, 30.0]), note="x Phi(x) far below 0: ndtr"),
+             Case("bad_approximate", ((3,),), kwargs={"approximate": "erf"}, raises=ValueError,
+                  match="gelu: approximate must be 'none' or 'tanh'")),
+    ("Ndtr", "Tanh"))

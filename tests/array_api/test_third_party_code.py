@@ -82,6 +82,23 @@ CASES = [
     Case("log_softmax", "scipy", lambda x: _scipy_special("log_softmax")(x, axis=0), ((4, 3),)),
     Case("xlogy", "scipy", lambda x, y: _scipy_special("xlogy")(x, y), ((4,), (4,)), positive=True),
     Case("rel_entr", "scipy", lambda x, y: _scipy_special("rel_entr")(x, y), ((5,), (5,)), positive=True),
+    # scipy.special's elementwise functions, which scipy finds on torchlight.array_api.special
+    Case("erf", "scipy", lambda x: _scipy_special("erf")(x), ((5,),)),
+    Case("erfc", "scipy", lambda x: _scipy_special("erfc")(x), ((5,),)),
+    Case("erfinv", "scipy", lambda x: _scipy_special("erfinv")(x * 0.4), ((5,),)),
+    Case("ndtr", "scipy", lambda x: _scipy_special("ndtr")(x), ((5,),)),
+    Case("ndtri", "scipy", lambda x: _scipy_special("ndtri")(x * 0.4), ((5,),), positive=True),
+    Case("log_ndtr", "scipy", lambda x: _scipy_special("log_ndtr")(x * 10.0), ((5,),)),
+    Case("expit", "scipy", lambda x: _scipy_special("expit")(x), ((5,),)),
+    Case("logit", "scipy", lambda x: _scipy_special("logit")(x * 0.4), ((5,),), positive=True),
+    Case("entr", "scipy", lambda x: _scipy_special("entr")(x), ((5,),), positive=True),
+    Case("xlog1py", "scipy", lambda x, y: _scipy_special("xlog1py")(x, y), ((4,), (4,)), positive=True),
+    Case("gammaln", "scipy", lambda x: _scipy_special("gammaln")(x), ((5,),), positive=True),
+    Case("psi", "scipy", lambda x: _scipy_special("psi")(x), ((5,),), positive=True),
+    Case("polygamma", "scipy", lambda x: _scipy_special("polygamma")(2, x), ((5,),), positive=True),
+    Case("multigammaln", "scipy", lambda x: _scipy_special("multigammaln")(x + 1.0, 3), ((4,),), positive=True),
+    Case("i0e", "scipy", lambda x: _scipy_special("i0e")(x), ((5,),), positive=True),
+    Case("i1", "scipy", lambda x: _scipy_special("i1")(x), ((5,),)),
     # scipy.stats
     Case("skew", "scipy", lambda x: _scipy_stats("skew")(x), ((7,),)),
     Case("kurtosis", "scipy", lambda x: _scipy_stats("kurtosis")(x, axis=0), ((8, 2),)),
@@ -170,12 +187,27 @@ def test_array_namespace_of_a_tensor_is_torchlight_array_api() -> None:
     assert compat.array_namespace(tl.tensor([1.0])) is xp
 
 
+def test_scipy_serves_entr_erf_gammaln_from_torchlight_with_their_gradients() -> None:
+    """scipy looks up `xp.special.<name>` on a Tensor's namespace first: `entr`, `erf` and `gammaln`
+    come from torchlight.array_api.special, so a Tensor that requires grad keeps its graph (scipy
+    used to send them through NumPy, which such a Tensor refuses)."""
+    special = _module("scipy.special")
+    x = tl.tensor([0.5, 1.5], requires_grad=True)
+    out = special.entr(x).sum() + special.erf(x).sum() + special.gammaln(x).sum()
+    host = np.array([0.5, 1.5])
+    np.testing.assert_allclose(out.item(), (special.entr(host) + special.erf(host) + special.gammaln(host)).sum(),
+                               rtol=1e-14)
+    out.backward()
+    expected = -(np.log(host) + 1.0) + 2.0 / np.sqrt(np.pi) * np.exp(-host**2) + special.psi(host)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-14)
+
+
 def test_a_function_scipy_sends_to_numpy_refuses_a_tensor_that_requires_grad() -> None:
-    """scipy runs `entr`, `erf`, `gammaln`... through NumPy for a library it has no special-function
-    module for: the gradient would be lost, so the Tensor refuses the conversion rather than
-    silently giving a result without one (torchlight.special, the next issue, will serve them)."""
-    entr = _scipy_special("entr")
+    """scipy runs `erfcx`, which torchlight.array_api.special does not serve, through NumPy: the
+    gradient would be lost, so the Tensor refuses the conversion rather than silently giving a result
+    without one; detached, it converts."""
+    erfcx = _scipy_special("erfcx")
     x = tl.tensor([0.5, 1.5], requires_grad=True)
     with pytest.raises(RuntimeError, match="implicit conversion to a NumPy array"):
-        entr(x)
-    np.testing.assert_allclose(np.asarray(entr(x.detach())), entr(np.array([0.5, 1.5])))
+        erfcx(x)
+    np.testing.assert_allclose(np.asarray(erfcx(x.detach())), erfcx(np.array([0.5, 1.5])))

@@ -263,7 +263,7 @@ FUNCTIONS = sorted(F.FUNCTIONS.values(), key=lambda f: f.__name__)
 ELEMENTWISE = [f for f in FUNCTIONS if f.elementwise]
 
 #: the arguments after the tensor inputs, for the Functions that take some (a name, the bounds)
-EXTRA_ARGS = {"PiecewiseConstant": ("floor",), "Clamp": (0.7, 1.5)}
+EXTRA_ARGS = {"PiecewiseConstant": ("floor",), "Clamp": (0.7, 1.5), "Polygamma": (1,), "Multigammaln": (1,)}
 
 #: unary or binary Functions of tensors whose forward passes the block probe below, yet say False, and why
 NOT_ELEMENTWISE = {

@@ -12,7 +12,7 @@ Example:
 """
 
 from torchlight.nn import functional, init
-from torchlight.nn.activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from torchlight.nn.activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from torchlight.nn.container import Sequential
 from torchlight.nn.conv import Conv2d
 from torchlight.nn.dropout import Dropout
@@ -31,6 +31,7 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GELU",
     "Identity",
     "LayerNorm",
     "Linear",

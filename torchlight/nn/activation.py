@@ -1,4 +1,4 @@
-"""Activation layers: `ReLU`, `Tanh`, `Sigmoid`, `Softmax`, `LogSoftmax`.
+"""Activation layers: `ReLU`, `Tanh`, `Sigmoid`, `GELU`, `Softmax`, `LogSoftmax`.
 
 Example:
     >>> import torchlight as tl
@@ -28,6 +28,22 @@ class Tanh(Module):
 class Sigmoid(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.sigmoid(x)
+
+
+class GELU(Module):
+    """x * Phi(x) (`approximate="tanh"`: PyTorch's tanh form); see `torchlight.nn.functional.gelu`."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', not {approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
 
 class Softmax(Module):

@@ -26,7 +26,7 @@ from typing import Any
 
 from torchlight.autograd import functions as fn
 from torchlight.nn import ops as nn_ops  # the Functions only nn.functional uses
-from torchlight.ops import indexing
+from torchlight.ops import indexing, special
 from torchlight.tensor import Tensor, check_same_backend
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "cross_entropy",
     "dropout",
     "embedding",
+    "gelu",
     "layer_norm",
     "linear",
     "log_softmax",
@@ -150,6 +151,29 @@ def tanh(x: Tensor) -> Tensor:
 def softplus(x: Tensor) -> Tensor:
     """log(1 + exp(x)), stable for large |x|; its derivative is sigmoid(x)."""
     return nn_ops.Softplus.apply(x)
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x), Phi the standard normal CDF (PyTorch's GELU); `approximate="tanh"` is
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))). The exact one is x * ndtr(x), so that the
+    negative tail keeps its digits (PyTorch's 0.5 x (1 + erf(x / sqrt 2)) cancels there).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        >>> [round(v, 6) for v in F.gelu(x).tolist()]
+        [-0.158655, 0.0, 1.9545]
+        >>> F.gelu(x).sum().backward()
+        >>> [round(v, 6) for v in x.grad.tolist()]
+        [-0.083315, 0.5, 1.085232]
+    """
+    if approximate == "none":
+        return x * special.ndtr(x)
+    if approximate == "tanh":
+        inner = (x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)
+        return x * 0.5 * (inner.tanh() + 1.0)
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
