@@ -23,14 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from torchlight.creation import tensor
-from torchlight.ops import decompositions, sets
-
-
+from torchlight.ops import decompositions, sets, special
 from torchlight.ops import einsum as _einsum
-from torchlight.ops import sets
-
-
-from torchlight.ops import sets, special
 from torchlight.ops.linear_algebra import tensordot
 from torchlight.ops.searching import searchsorted
 from torchlight.ops.shapes import broadcast_tensors, cat, concat, meshgrid, stack
