@@ -27,7 +27,10 @@ CORE_MODULES = [
                                                    "activations", "trigonometric", "reductions", "shapes",
                                                    "indexing", "copies", "comparisons", "scalar_map", "logical",
                                                    "bitwise", "writes", "sorting", "searching", "sets",
-                                                   "complex_numbers")),
+                                                   "complex_numbers", "decompositions", "norms", "fft",
+                                                   "einsum", "special", "special_gamma")),
+    "torchlight.linalg", "torchlight.fft", "torchlight.special", "torchlight.array_api.linalg",
+    "torchlight.array_api.fft", "torchlight.array_api.special",
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
     "torchlight.compile.api", "torchlight.compile.blocking",
 ]
