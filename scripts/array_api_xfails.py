@@ -19,8 +19,6 @@ from collections import defaultdict
 
 # (pattern on the test id, reason); the first that matches gives the reason
 RULES: list[tuple[str, str]] = [
-    (r"test_has_names\[linalg-|test_has_names\[fft-",
-     "the linalg and fft extensions: the next issue (xp.linalg / xp.fft)"),
     (r"test_special_cases\.py::test_(binary|iop)\[_*i?(floor_divide|floordiv)(__)?\(.*infinity",
      "NumPy's floor_divide at +-infinity (array_api_strict fails the same 18 cases: it computes with NumPy)"),
     (r"test_special_cases\.py::test_unary\[expm1\(real",

@@ -27,7 +27,7 @@ import numpy as np
 import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo, Tol
-from conformance.ops.common import PAIR_SHAPES, UNARY, binary_errors, uniform
+from conformance.ops.common import PAIR_SHAPES, SMALL_UNARY, binary_errors, uniform
 
 
 def scipy_special(name: str) -> Any:
@@ -58,7 +58,7 @@ def special(name: str, function: str, domain: Any, extra: tuple[Case, ...], meth
             reference: Any = None, **kw: Any) -> OpInfo:
     """An elementwise special function: `x.name()` where `method`, else `tl.special.name(x)`."""
     call = (lambda x, **k: getattr(x, name)(**k)) if method else (lambda x, **k: getattr(tl.special, name)(x, **k))
-    return OpInfo(name if method else f"tl.special.{name}", call, reference or scipy_special(name), UNARY + extra,
+    return OpInfo(name if method else f"tl.special.{name}", call, reference or scipy_special(name), SMALL_UNARY + extra,
                   domain=domain,
                   method=name if method else None, function=function, **kw)
 
@@ -134,7 +134,7 @@ OPS: list[OpInfo] = [
     special("entr", "Entr", D.positive, (
         Case("small", ((3,),), domain=D.fixed([1e-8, 1e-3, 5.0]), dtypes=F64_TAIL, tol=near_edge(1e-11)),
         edges([0.0, -1.0, np.inf, np.nan], "0 at 0, -inf below 0"),)),
-    OpInfo("sinc", lambda x: x.sinc(), sinc_reference, UNARY + (
+    OpInfo("sinc", lambda x: x.sinc(), sinc_reference, SMALL_UNARY + (
         Case("near_zero", ((5,),), domain=D.fixed([0.0, 1e-9, -1e-5, 0.01, -0.06]),
              note="1 at 0 with the gradient 0 there; the derivative's series where its quotient cancels"),
         Case("integers", ((3,),), domain=D.fixed([1.0, -2.0, 3.0]), note="the zeros of sinc"),

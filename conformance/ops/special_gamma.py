@@ -24,7 +24,7 @@ import numpy as np
 import torchlight as tl
 from conformance import domains as D
 from conformance.opinfo import Case, OpInfo, Tol
-from conformance.ops.common import UNARY
+from conformance.ops.common import SMALL_UNARY
 from torchlight.ops import special_gamma as G
 
 
@@ -76,19 +76,19 @@ def edges(domain: Any) -> Case:
 #: the cases of an entry that calls a Function another entry checks in full (a free function beside its
 #: method): the portable formulas are long programs of array ops, so array_api_strict's double backward
 #: of every shape case costs seconds per entry
-ALIAS = (UNARY[1],)
+ALIAS = (SMALL_UNARY[1],)
 
 
 def gamma_entry(name: str, call: Any, reference: Any, function: str, method: str | None = None,
                 alias: bool = False) -> OpInfo:
     """An entry of the gamma family on `off_the_poles`, with the edge case (one case for an alias)."""
-    cases = ALIAS if alias else UNARY + (edges(POLES),)
+    cases = ALIAS if alias else SMALL_UNARY + (edges(POLES),)
     return OpInfo(name, call, reference, cases, domain=off_the_poles, method=method, function=function)
 
 
 def bessel_entry(name: str, call: Any, reference: str, function: str, method: str | None = None,
                  domain: Any = wide, extra: tuple[Case, ...] = (), alias: bool = False) -> OpInfo:
-    cases = ALIAS if alias else UNARY + (edges(BESSEL_EDGES),) + extra
+    cases = ALIAS if alias else SMALL_UNARY + (edges(BESSEL_EDGES),) + extra
     return OpInfo(name, call, lambda x: getattr(_sc(), reference)(x), cases, domain=domain, method=method,
                   function=function)
 
