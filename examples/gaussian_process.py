@@ -16,11 +16,12 @@ and with K = L L^T (Cholesky) and a = L^-1 y (a triangular solve), the log margi
 The three hyperparameters are optimised in log space (scikit-learn's `theta`) by Adam, a
 gradient ascent, whose gradient flows back through the Cholesky factor and the solve. The script
 then fits scikit-learn's `GaussianProcessRegressor` with the same kernel and starting point
-(L-BFGS-B on the same objective; its `alpha`, a jitter on the diagonal, set to 0), prints both fits side by side with their relative
-differences, and plots the posterior mean and its two-standard-deviation band to a PNG.
+(L-BFGS-B on the same objective; its `alpha`, a jitter on the diagonal, set to 0), prints both
+fits side by side with their relative differences, and plots the posterior mean and its
+two-standard-deviation band to a PNG.
 
     pip install -e ".[examples]"
-    python examples/gaussian_process.py                    # NumPy backend, about a minute
+    python examples/gaussian_process.py                    # NumPy backend, all 442 patients
     python examples/gaussian_process.py --n 80 --steps 600 --backend array_api_strict --out /tmp/gp
 """
 
