@@ -154,10 +154,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
         >>> out.tolist(), a.grad.tolist()
         ([21.0, 43.0], [[1.0, 10.0], [1.0, 10.0]])
     """
-    if not getattr(a, "_is_tensor", False):
-        a = b._lift(a)
-    b = a._lift(b)
-    check_same_backend("tensordot", a, b)
+    a, b = _lift_pair("tensordot", a, b)
     if hasattr(dims, "__index__"):
         n = dims.__index__()
         if n < 0 or n > a.ndim or n > b.ndim:
@@ -205,10 +202,7 @@ def vecdot(a: Tensor, b: Tensor, dim: int = -1) -> Tensor:
         >>> out.tolist(), a.grad.tolist()
         ([21.0, 43.0], [[1.0, 10.0], [1.0, 10.0]])
     """
-    if not getattr(a, "_is_tensor", False):
-        a = b._lift(a)
-    b = a._lift(b)
-    check_same_backend("vecdot", a, b)
+    a, b = _lift_pair("vecdot", a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"vecdot: shapes {a.shape} and {b.shape}: 0-d tensors have no vectors")
     n = max(a.ndim, b.ndim)
