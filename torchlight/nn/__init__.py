@@ -11,7 +11,7 @@ Example:
     True
 """
 
-from torchlight.nn import functional, init
+from torchlight.nn import functional, init, modules
 from torchlight.nn.activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from torchlight.nn.container import Sequential
 from torchlight.nn.conv import Conv2d
@@ -47,4 +47,5 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "modules",
 ]

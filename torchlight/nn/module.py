@@ -21,15 +21,29 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from torchlight import grad_mode
 from torchlight.creation import tensor
 from torchlight.engine.observe import observation_point
+from torchlight.nn.hooks import RemovableHandle
 from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
+
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+
+# The hooks common to every module (`register_module_forward_hook`, ...), by handle id, in the
+# order they run; `_global_hook_ids` holds every id of all four, so that a call checks one table.
+_global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+_global_hook_ids: OrderedDict[int, bool] = OrderedDict()
+_NO_HOOKS: Mapping[int, Any] = MappingProxyType({})
 
 
 def dtype_name(dtype: Any) -> str:
@@ -46,12 +60,28 @@ class Module:
     """
 
     training: bool
+    # what a module has before `__init__` sets its own (no hooks: a subclass that never called
+    # super().__init__() can still be called)
+    _forward_pre_hooks: OrderedDict[int, Any] = _NO_HOOKS  # type: ignore[assignment]
+    _forward_pre_hooks_with_kwargs: OrderedDict[int, bool] = _NO_HOOKS  # type: ignore[assignment]
+    _forward_hooks: OrderedDict[int, Any] = _NO_HOOKS  # type: ignore[assignment]
+    _forward_hooks_with_kwargs: OrderedDict[int, bool] = _NO_HOOKS  # type: ignore[assignment]
+    _forward_hooks_always_called: OrderedDict[int, bool] = _NO_HOOKS  # type: ignore[assignment]
+    _backward_pre_hooks: OrderedDict[int, Any] = _NO_HOOKS  # type: ignore[assignment]
+    _backward_hooks: OrderedDict[int, Any] = _NO_HOOKS  # type: ignore[assignment]
+    _hook_ids: OrderedDict[int, bool] = _NO_HOOKS  # type: ignore[assignment]
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        # hooks by handle id, in calling order, and their options (PyTorch's tables); `_hook_ids`
+        # holds the id of every hook of the module, so that a call without hooks checks one table
+        for table in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                      "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_backward_pre_hooks",
+                      "_backward_hooks", "_hook_ids"):
+            object.__setattr__(self, table, OrderedDict())
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -148,7 +178,133 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._hook_ids or _global_hook_ids:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """`forward` between its hooks, in PyTorch's order: the forward pre-hooks (the global ones
+        first, each in registration order), the backward hooks' identity over the inputs, `forward`,
+        the forward hooks (global first), the backward hooks' identity over the outputs. A forward
+        hook registered with `always_call=True` also runs when `forward` (or a hook) raised."""
+        result = None
+        called: set[int] = set()
+        try:
+            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    replaced = hook(self, args, kwargs)
+                    if replaced is not None:
+                        if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {replaced!r}.")
+                        args, kwargs = replaced
+                else:
+                    replaced = hook(self, args)
+                    if replaced is not None:
+                        args = replaced if isinstance(replaced, tuple) else (replaced,)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+                    called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                    replaced = hook(self, args, kwargs, result)
+                else:
+                    replaced = hook(self, args, result)
+                if replaced is not None:
+                    result = replaced
+            return result
+        except Exception:
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in called or not (hook_id in self._forward_hooks_always_called
+                                             or hook_id in _global_forward_hooks_always_called):
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                        replaced = hook(self, args, kwargs, result)
+                    else:
+                        replaced = hook(self, args, result)
+                    if replaced is not None:
+                        result = replaced
+                except Exception as exc:  # (the first error is the one to see; PyTorch warns of this one)
+                    warnings.warn(f"module forward hook {_hook_name(hook)} with always_call=True raised an "
+                                  f"exception that was silenced as another error was raised in forward: {exc}",
+                                  stacklevel=2)
+            raise
+
+    # ---------------------------------------------------------------- hooks
+    def _hook_table(self, name: str, op: str) -> OrderedDict:
+        table = self.__dict__.get(name)
+        if table is None:
+            raise AttributeError(f"{op}: {type(self).__name__} has no hook tables yet: Module.__init__() has not "
+                                 f"run (call super().__init__() first)")
+        return table
+
+    def _add_hook(self, name: str, hook: Any, op: str, prepend: bool, options: tuple[str, ...] = ()) -> RemovableHandle:
+        if not callable(hook):
+            raise TypeError(f"{op}: the hook must be callable, not {type(hook).__name__}")
+        table = self._hook_table(name, op)
+        extras = [self._hook_table(option, op) for option in options]
+        handle = RemovableHandle(table, extra_dict=[*extras, self._hook_ids])
+        table[handle.id] = hook
+        if prepend:
+            table.move_to_end(handle.id, last=False)
+        self._hook_ids[handle.id] = True
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call `hook(module, args)` before each `forward` (`hook(module, args, kwargs)` with
+        `with_kwargs=True`), as PyTorch.
+
+        The hook may return replacement arguments: a tuple, or a single value
+        (made a 1-tuple); with `with_kwargs`, a pair `(args, kwargs)`. Hooks
+        run in registration order (`prepend=True` puts this one first), after
+        the global ones (`register_module_forward_pre_hook`). Returns a
+        handle whose `remove()` takes the hook off.
+
+        Example:
+            >>> import torchlight as tl
+            >>> layer = tl.nn.Linear(2, 1)
+            >>> handle = layer.register_forward_pre_hook(lambda m, args: args[0] * 0.0)
+            >>> layer(tl.ones(1, 2)).tolist() == [[layer.bias.item()]]
+            True
+            >>> handle.remove()
+        """
+        options = ("_forward_pre_hooks_with_kwargs",)
+        handle = self._add_hook("_forward_pre_hooks", hook, "register_forward_pre_hook", prepend, options)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Call `hook(module, args, output)` after each `forward` (`hook(module, args, kwargs,
+        output)` with `with_kwargs=True`), as PyTorch.
+
+        A hook that returns something other than None replaces the output
+        (for the next hooks and the caller). `args` are the positional
+        arguments `forward` got (after the pre-hooks). Order as
+        `register_forward_pre_hook`; with `always_call=True` the hook also
+        runs when `forward` raised (an error of the hook itself is then a
+        warning, and the first error propagates).
+
+        Example:
+            >>> import torchlight as tl
+            >>> seen = []
+            >>> relu = tl.nn.ReLU()
+            >>> with relu.register_forward_hook(lambda m, args, out: seen.append(out.shape)):
+            ...     _ = relu(tl.zeros(2, 3))
+            >>> _ = relu(tl.zeros(4))      # the hook is off again
+            >>> seen
+            [(2, 3)]
+        """
+        options = ("_forward_hooks_with_kwargs", "_forward_hooks_always_called")
+        handle = self._add_hook("_forward_hooks", hook, "register_forward_hook", prepend, options)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        return handle
 
     # ------------------------------------------------------------ traversal
     def named_children(self) -> Iterator[tuple[str, Module]]:
@@ -340,6 +496,57 @@ class Module:
         if len(extra_lines) <= 1 and not child_lines:
             return head + extra + ")"
         return head + "\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"
+
+
+def _hook_name(hook: Any) -> str:
+    """A hook as an error names it: its qualified name, or its repr."""
+    return getattr(hook, "__qualname__", None) or getattr(hook, "__name__", None) or repr(hook)
+
+
+def _add_global_hook(table: OrderedDict, hook: Any, op: str, options: tuple[OrderedDict, ...] = ()) -> RemovableHandle:
+    if not callable(hook):
+        raise TypeError(f"{op}: the hook must be callable, not {type(hook).__name__}")
+    handle = RemovableHandle(table, extra_dict=[*options, _global_hook_ids])
+    table[handle.id] = hook
+    _global_hook_ids[handle.id] = True
+    return handle
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A forward pre-hook of every module, run before each module's own (`Module.register_forward_pre_hook`).
+
+    For debugging and profiling, as PyTorch's: it is global state.
+
+    Example:
+        >>> import torchlight as tl
+        >>> names = []
+        >>> with register_module_forward_pre_hook(lambda m, args: names.append(type(m).__name__)):
+        ...     _ = tl.nn.Sequential(tl.nn.Linear(2, 2), tl.nn.Tanh())(tl.zeros(1, 2))
+        >>> names
+        ['Sequential', 'Linear', 'Tanh']
+    """
+    return _add_global_hook(_global_forward_pre_hooks, hook, "register_module_forward_pre_hook")
+
+
+def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """A forward hook of every module, run before each module's own (`Module.register_forward_hook`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> shapes = []
+        >>> with register_module_forward_hook(lambda m, args, out: shapes.append(out.shape)):
+        ...     _ = tl.nn.Sequential(tl.nn.Linear(2, 3), tl.nn.Tanh())(tl.zeros(1, 2))
+        >>> shapes     # (the inner modules finish first)
+        [(1, 3), (1, 3), (1, 3)]
+    """
+    handle = _add_global_hook(_global_forward_hooks, hook, "register_module_forward_hook",
+                              (_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called))
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
 
 
 # a compiled program is for the training modes of the Modules it calls (`tl.compile` sees them here)
