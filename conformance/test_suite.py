@@ -190,7 +190,7 @@ def graph_functions(out):
             continue
         seen.add(id(h))
         names.add(h.last_fn.__name__)
-        stack.extend(x for x in h.inputs if isinstance(x, tl.autograd.History))
+        stack.extend(x for x in h.edges if isinstance(x, tl.autograd.History))
     return names
 
 

@@ -48,7 +48,7 @@ from torchlight.autograd import functions as F
 from torchlight.autograd.functional import grad as autograd_grad
 from torchlight.creation import _is_array as is_array
 from torchlight.creation import tensor
-from torchlight.engine import topological_sort
+from torchlight.engine import sort_nodes
 from torchlight.tensor import Tensor
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "jvp", "value_and_grad", "vjp"]
@@ -451,7 +451,7 @@ def _reaches_outside(roots: list[Tensor], own: set[int]) -> bool:
     transform whose f has returned."""
     live = [t for t in roots if t.requires_grad]
     return bool(live) and any(node.is_leaf and id(node) not in own and _DONE_LEAVES.get(id(node)) is not node
-                              for node in topological_sort(live))
+                              for node in sort_nodes(live))
 
 
 def _done(*leaves: Tensor) -> list[Tensor]:

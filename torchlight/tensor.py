@@ -210,9 +210,10 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
 
     # -------------------------------------------------- the Variable protocol
     @property
-    def parents(self) -> tuple[Tensor, ...]:
+    def parents(self) -> tuple[Variable, ...]:
+        """The parents that want a gradient, as Variables (this tensor's, or a stand-in's)."""
         history = self.history
-        return () if history is None else history.parents
+        return () if history is None else history.variable_parents()
 
     @property
     def retains_grad(self) -> bool:
@@ -385,12 +386,12 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
         self._replaced_at = WRITES[0]
         _note_version(versions, WRITES[0], old if keep else None)
         history = new.history
-        if self._retains_grad and history is not None:  # .grad follows the tensor to its new version
-            if self.history is not None:
-                self.history.retains_grad = False
-                self.history._owner = None
-            history.retains_grad = True
-            history._owner = weakref.ref(self)
+        if history is not None:
+            history._owner = weakref.ref(self)  # the new version's tensor is this one (History.inputs)
+            if self._retains_grad:  # .grad follows the tensor to its new version
+                if self.history is not None:
+                    self.history.retains_grad = False
+                history.retains_grad = True
         self.data = new.data
         self.history = history
         self.requires_grad = new.requires_grad

@@ -74,7 +74,8 @@ def test_tutorial_the_computation_graph():
     assert b.history.last_fn.__name__ == "Add" and b.history.inputs == (a, a)
     c = b * a
     assert c.history.last_fn.__name__ == "Mul" and c.history.inputs[1] is a
-    node = c.history.inputs[0]  # the non-leaf parent b, as its History (no array)
+    assert c.history.inputs[0] is b  # the parent tensors themselves
+    node = c.history.edges[0]  # the non-leaf parent b, as the graph records it: its History (no array)
     assert node is b.graph_node and node is b.history
     c.backward()
     assert a.grad.tolist() == [4.0, 8.0]  # c = 2a^2, dc/da = 4a

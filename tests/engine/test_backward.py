@@ -47,7 +47,7 @@ def test_deleting_the_root_frees_the_whole_graph_by_reference_counting():
         del y
         assert ref() is None
         y = x.sigmoid().sqrt() * 2.0
-        ref = weakref.ref(y.history.inputs[0])
+        ref = weakref.ref(y.history.edges[0])
         y.sum().backward()  # a walked graph is freed as well
         del y
         assert ref() is None

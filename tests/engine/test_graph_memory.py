@@ -57,10 +57,10 @@ def test_a_non_leaf_parent_is_recorded_as_one_shared_graph_node():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     b = x * 3.0
     c, d = b + x, b * b
-    node = c.history.inputs[0]
+    node = c.history.edges[0]
     assert isinstance(node, History) and node is b.history and not hasattr(node, "data")
-    assert d.history.inputs[0] is node and d.history.inputs[1] is node
-    assert c.history.inputs[1] is x and node is b.graph_node and x.graph_node is x
+    assert d.history.edges[0] is node and d.history.edges[1] is node
+    assert c.history.edges[1] is x and node is b.graph_node and x.graph_node is x
     assert node.shape == (2,) and node.dtype == b.dtype
     (c + d).sum().backward()  # one node: b's backward runs once, with the summed gradient
     np.testing.assert_allclose(x.grad.numpy(), 1.0 + 3.0 + 18.0 * np.array([1.0, 2.0]), rtol=1e-12)
@@ -158,10 +158,10 @@ def test_a_function_class_is_not_kept_alive_by_the_library():
 def test_a_graph_node_says_what_it_stands_for():
     x = tl.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
-    node = (y * 2.0).history.inputs[0]
+    node = (y * 2.0).history.edges[0]
     assert repr(node) == "History(last_fn=Exp, inputs=1, shape=(2,), dtype=float64)"
     (node_user := y * 2.0).sum().backward()
-    assert "freed by backward" in repr(node_user.history.inputs[0])
+    assert "freed by backward" in repr(node_user.history.edges[0])
 
 
 def test_a_gradient_detached_by_zero_grad_is_recorded_as_a_leaf_again():

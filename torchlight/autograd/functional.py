@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.engine import run_backward, topological_sort
+from torchlight.engine import run_backward, sort_nodes
 from torchlight.ops.copies import Clone
 from torchlight.tensor import Tensor
 
@@ -72,7 +72,7 @@ def _unused(i: int, x: Any, outputs: Sequence[Any]) -> str:
     """The error for input `i`, which got no gradient: not in the graph, or reached only
     through ops whose backward gives it no gradient (a Function returning None for it, say)."""
     node = x.graph_node
-    reached = any(n is node for n in topological_sort([o for o in outputs if o.requires_grad]))
+    reached = any(n is node for n in sort_nodes([o for o in outputs if o.requires_grad]))
     why = ("is in the outputs' graph, but no gradient reaches it: every path to it goes through "
            "an op whose backward returns None for it"
            if reached else "does not influence the outputs")

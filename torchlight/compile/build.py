@@ -58,7 +58,7 @@ def build(rec: Recording) -> Program:
     def step(h: History) -> BuildStep:
         quiet = Context(True)
         quiet.needs_input_grad = _ctx(h).needs_input_grad
-        return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.inputs), (reg(h),), reg(h))
+        return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.edges), (reg(h),), reg(h))
 
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)

@@ -184,7 +184,7 @@ def opaque_backward(p: Program, name: str, index: int, outs: tuple) -> Callable[
     def backward(_: Any, d: Tensor) -> None:
         node = p.opaque[index]
         for inp, g in node.chain_rule(Tensor._wrap(d.data, p.backend), grad_mode._state.retain_graph):
-            reg = wanted.get(next(i for i, e in enumerate(node.inputs) if e is inp))
+            reg = wanted.get(next(i for i, e in enumerate(node.edges) if e is inp))
             if reg is not None:
                 reg.data = g.data
         missing = [i for i, reg in outs if reg.data is None]

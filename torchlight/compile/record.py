@@ -26,7 +26,7 @@ import numpy as np
 from torchlight import backends, grad_mode
 from torchlight.compile.program import LOCK, Replay
 from torchlight.engine import History
-from torchlight.engine.graph import feeding_nodes, topological_sort
+from torchlight.engine.graph import feeding_nodes, sort_nodes
 from torchlight.engine.observe import Observer, observing
 from torchlight.nn.module import Module
 from torchlight.tensor import Tensor, is_number_constant
@@ -209,7 +209,7 @@ class Recording:
                                       "outside fn): a replay would compute it again from what it was made of. Compute "
                                       "it inside fn, or pass it as an argument")
             stack += (node, emit)
-            for e in reversed(node.inputs):
+            for e in reversed(node.edges):
                 if isinstance(e, (History, Tensor)):
                     stack.append(e)
                 elif _holds_array(e):
@@ -241,7 +241,7 @@ class Recording:
         self.known.add(seed)
         root = out.graph_node
         captured = set(targets)
-        order = topological_sort([root])
+        order = sort_nodes([root])
         feeding = feeding_nodes(order, captured)
         grads: dict[Any, Tensor] = {root: seed}
         while order:
@@ -279,7 +279,7 @@ class Recording:
         needs = node.ctx.needs_input_grad
         for parent, g in pairs:
             i = start
-            while not (needs[i] and node.inputs[i] is parent):
+            while not (needs[i] and node.edges[i] is parent):
                 i += 1
             positions.append(i)
             start = i + 1

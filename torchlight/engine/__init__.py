@@ -8,18 +8,20 @@ Example:
     >>> from torchlight.engine import Function, History, topological_sort, Variable
 """
 
-from torchlight.engine.function import WRITES, Context, Function, History, record_pair
-from torchlight.engine.graph import backpropagate, run_backward, topological_sort
+from torchlight.engine.function import WRITES, Context, Function, GraphVariable, History, record_pair
+from torchlight.engine.graph import backpropagate, run_backward, sort_nodes, topological_sort
 from torchlight.engine.variable import Variable
 
 __all__ = [
     "WRITES",
     "Context",
     "Function",
+    "GraphVariable",
     "History",
     "Variable",
     "backpropagate",
     "record_pair",
     "run_backward",
+    "sort_nodes",
     "topological_sort",
 ]

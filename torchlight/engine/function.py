@@ -22,6 +22,7 @@ Example (the documented custom Function):
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from torchlight import grad_mode
@@ -65,7 +66,8 @@ class Context:
     with it (exp, tanh, sigmoid): the context keeps the result's array (as
     PyTorch saves it) and, weakly, its History, so `output` carries it (second
     derivatives stay right) without a reference cycle. `needs_input_grad[i]`
-    says whether input i wants a gradient.
+    says whether input i wants a gradient (unset, empty, in a Context made by
+    hand: then every input that can take one does).
     """
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
@@ -175,58 +177,93 @@ def _as_saved(values: tuple, stamp: int) -> tuple:
 class History:
     """A node of the graph: which Function made a tensor, its Context, its inputs.
 
-    `inputs` are the parents as given to `apply`, except that a non-leaf
-    parent appears as its History (`Tensor.graph_node`), so the graph holds
-    no activation: a History keeps only the shape, dtype and backend of the
-    tensor it made. `parents` are the inputs that want a gradient (the
-    Tensors and Histories among them with `requires_grad`), worked out once
-    here so that every graph walk reads them instead of filtering `inputs`.
+    `inputs` are the parent tensors, as the seed pages say: the arguments
+    given to `apply`, each Tensor as itself while the user holds it. The
+    graph itself records a non-leaf parent as its History (`edges`, the
+    parent's `Tensor.graph_node`), so it keeps no activation: a History
+    keeps only the shape, dtype and backend of the tensor it made and,
+    weakly, that tensor. A parent the user dropped comes back from `inputs`
+    as a `GraphVariable`: its History, shape and dtype, with no array.
+    `parents` are the edges that want a gradient, worked out once here so
+    that every graph walk reads them instead of filtering the edges.
 
     A History speaks the engine's Variable protocol for the tensor it made
     (`chain_rule` runs the Function's backward); after `retain_grad()` it
-    holds that tensor weakly and hands it its gradient.
+    hands that tensor its gradient.
+
+    Built by hand (`History(F, Context(), [x, x])`, attached with
+    `y.history = h`), the inputs are taken as given: each Tensor among them
+    is an edge (as its History when it has one) and a fresh Context, whose
+    `needs_input_grad` is unset, passes a gradient to every one of them.
 
     Example:
         >>> import torchlight as tl
         >>> a = tl.tensor([1.0, 2.0], requires_grad=True)
         >>> b = a * 2.0
         >>> c = b + a
-        >>> c.history.inputs[0] is b.history, c.history.parents == (b.history, a)
+        >>> c.history.inputs[0] is b, c.history.inputs[1] is a
+        (True, True)
+        >>> c.history.edges[0] is b.history, c.history.parents == (b.history, a)
         (True, True)
         >>> b.history
         History(last_fn=Mul, inputs=2, shape=(2,), dtype=float64)
     """
 
-    __slots__ = ("last_fn", "ctx", "inputs", "parents", "shape", "dtype", "backend", "retains_grad", "_owner",
-                 "__weakref__")
+    __slots__ = ("last_fn", "ctx", "edges", "parents", "shape", "dtype", "backend", "retains_grad", "_owner",
+                 "_where", "__weakref__")
     requires_grad = True
     is_leaf = False
 
-    def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: tuple = (),
+    def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: Sequence[Any] = (),
                  parents: tuple | None = None, shape: Any = None, dtype: Any = None, backend: Any = None) -> None:
         self.last_fn = last_fn
         self.ctx: Any = ctx  # a Context; None only in an empty History(), which no walk reaches
-        self.inputs = inputs
-        if parents is None:
+        if parents is None:  # built by hand (or by the scalar engine): the inputs as the seed pages give them
+            inputs = tuple(getattr(a, "graph_node", a) if isinstance(a, Variable) else a for a in inputs)
             parents = tuple(a for a in inputs if isinstance(a, (Variable, History)) and a.requires_grad)
+        self.edges = inputs
         self.parents = parents
         self.shape = shape
         self.dtype = dtype
         self.backend = backend
         self.retains_grad = False
-        self._owner: Any = None
+        self._owner: Any = None  # a weak reference to the tensor this History made (or its GraphVariable)
+
+    @property
+    def inputs(self) -> tuple:
+        """The parent tensors (and the other arguments) as given to `apply`: a non-leaf parent as its
+        Tensor while it is alive, else as a `GraphVariable` standing for it."""
+        return tuple(e.variable if type(e) is History else e for e in self.edges)
+
+    def variable_parents(self) -> tuple:
+        """`parents` as Variables (what `Tensor.parents` gives): each as `inputs` gives it."""
+        return tuple(p.variable if type(p) is History else p for p in self.parents)
+
+    @property
+    def variable(self) -> Variable:
+        """The tensor this History made, if it is still alive and still this History's; else the
+        `GraphVariable` that stands for it (one per History while the caller holds it)."""
+        owner = None if self._owner is None else self._owner()
+        if owner is not None and owner.history is self:
+            return owner
+        stand_in = GraphVariable(self)
+        if not self.retains_grad:  # (a retained gradient's owner stays the tensor that asked for it)
+            self._owner = weakref.ref(stand_in)
+        return stand_in
 
     def __repr__(self) -> str:
         name = getattr(self.last_fn, "__name__", None)
         freed = ", freed by backward" if self.ctx is not None and self.ctx.released else ""
         shape = "" if self.shape is None else f", shape={tuple(self.shape)}, dtype={self.dtype}"
-        return f"History(last_fn={name}, inputs={len(self.inputs)}{shape}{freed})"
+        return f"History(last_fn={name}, inputs={len(self.edges)}{shape}{freed})"
 
     def chain_rule(self, d_output: Any, retain_graph: bool = True) -> list[tuple[Any, Any]]:
         """(input, gradient) pairs, each summed back to its input's shape and cast to its dtype."""
-        ctx, fn, inputs = self.ctx, self.last_fn, self.inputs
+        ctx, fn, inputs = self.ctx, self.last_fn, self.edges
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
+        if not ctx.needs_input_grad:  # a hand-built Context: every input that can take a gradient wants one
+            ctx.needs_input_grad = tuple(isinstance(a, (Variable, History)) and a.requires_grad for a in inputs)
         grads = fn.backward(ctx, d_output)
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
@@ -250,9 +287,9 @@ class History:
                 reshape = data.shape != ref.shape
             except AttributeError:  # (a try costs nothing until it catches)
                 raise TypeError(_not_an_array(fn, "backward", data)) from None
-            if reshape:
+            if reshape and ref.shape is not None:  # (None: a History built by hand, which knows no shape)
                 g = g._sum_to(tuple(ref.shape), fn.__name__)
-            if data.dtype != ref.dtype:
+            if data.dtype != ref.dtype and ref.dtype is not None:
                 g = g._gradient_as(ref.dtype)  # (a complex gradient of a real input: its real part)
             pairs.append((inp, g))
         return pairs
@@ -262,6 +299,63 @@ class History:
         owner = None if self._owner is None else self._owner()
         if owner is not None:
             owner.accumulate_derivative(d, shared)
+
+
+class GraphVariable(Variable):
+    """What stands for a non-leaf tensor the user no longer holds: its History, shape, dtype and
+    backend, without its array (the graph never kept it).
+
+    `History.inputs` and `topological_sort` give one where the tensor itself is gone, so a walk
+    over the graph still finds a Variable at every node.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = (x * 2.0).exp()          # x * 2.0 is not held by anyone
+        >>> parent = y.history.inputs[0]
+        >>> parent
+        GraphVariable(shape=(2,), dtype=float64, last_fn=Mul)
+        >>> parent.history.inputs[0] is x, parent.data is None
+        (True, True)
+    """
+
+    __slots__ = ("history", "__weakref__")
+    data = None
+    requires_grad = True
+    is_leaf = False
+    retains_grad = False
+    grad = None
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+
+    def __repr__(self) -> str:
+        name = getattr(self.history.last_fn, "__name__", None)
+        return f"GraphVariable(shape={self.shape}, dtype={self.dtype}, last_fn={name})"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        shape = self.history.shape
+        return () if shape is None else tuple(shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self.history.dtype
+
+    @property
+    def backend(self) -> Any:  # type: ignore[override]  # (read-only here: the History's)
+        return self.history.backend
+
+    @property
+    def graph_node(self) -> History:
+        return self.history
+
+    @property
+    def parents(self) -> tuple:
+        return self.history.variable_parents()
+
+    def accumulate_derivative(self, d: Any, shared: bool = False) -> None:
+        """A retained gradient reaching a tensor that is gone is dropped."""
 
 
 class Function:
@@ -427,6 +521,7 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
     result.requires_grad = True
     try:
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
+        history._owner = weakref.ref(result)  # (History.inputs gives the tensor back while the user holds it)
     except AttributeError:
         raise TypeError(_not_an_array(cls, "forward", data)) from None
     if not cls.complex_grad:  # (an op whose backward is right for complex inputs skips the look)

@@ -35,12 +35,40 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from torchlight import grad_mode
+from torchlight.engine.function import History
 
 _EMIT = object()  # on the sort's stack: "the node below me has had its parents pushed; emit it"
 
 
 def topological_sort(variable: Any) -> list[Any]:
-    """The non-constant nodes feeding `variable`, leaves first, root last.
+    """The non-constant Variables feeding `variable` (Tensors, or Values), leaves first, root last.
+
+    `variable` may also be a sequence of roots. Each node of the graph
+    comes back as its Variable: a leaf as itself, a root as given, an inner
+    node as its Tensor while the user holds it, else as the `GraphVariable`
+    standing for it (its History, shape and dtype). The engine itself walks
+    the graph's nodes (`sort_nodes`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import topological_sort
+        >>> x = tl.tensor(2.0, requires_grad=True)
+        >>> y = x * x
+        >>> z = y + 1.0
+        >>> topological_sort(z) == [x, y, z]
+        True
+    """
+    roots = list(variable) if isinstance(variable, (list, tuple)) else [variable]
+    given: dict[Any, Any] = {}
+    for root in roots:
+        given.setdefault(getattr(root, "graph_node", root), root)
+    order = sort_nodes(list(given))
+    return [given[node] if node in given else node.variable if type(node) is History else node for node in order]
+
+
+def sort_nodes(variable: Any) -> list[Any]:
+    """The non-constant nodes feeding `variable`, leaves first, root last: what the walk runs on
+    (a non-leaf Tensor's node is its History; `topological_sort` maps them back to Variables).
 
     Iterative (an explicit stack), so a 100,000-node chain is fine.
     `variable` may also be a sequence of roots. A node is pushed, then the
@@ -57,7 +85,7 @@ def topological_sort(variable: Any) -> list[Any]:
     roots = list(variable) if isinstance(variable, (list, tuple)) else [variable]
     order: list[Any] = []
     visited: set[Any] = set()  # the nodes themselves: they hash by identity (no id() call per edge)
-    stack = [r for r in reversed(roots) if r.requires_grad]
+    stack = [getattr(r, "graph_node", r) for r in reversed(roots) if r.requires_grad]  # (a Tensor: its node)
     push, pop, mark, emit = stack.append, stack.pop, visited.add, order.append
     while stack:
         node = pop()
@@ -120,7 +148,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         grads[node] = _add(grads.get(node), d)
     wanted = None if capture is None else [getattr(c, "graph_node", c) for c in capture]
     captured: Any = None if wanted is None else set(wanted)  # (a set whenever feeding is one)
-    order = topological_sort(nodes)
+    order = sort_nodes(nodes)
     add: Any = operator.add
     add_into: Any = None  # (set whenever `owned` gets a sum)
     if not create_graph and nodes:

@@ -15,13 +15,25 @@ _inf = math.inf
 
 
 def _number(x: Any, name: str) -> Any:
-    """`x` itself if it is a real number (not a bool), else a TypeError naming it."""
+    """`x` itself if it is a real number (not a bool), a 0-d real array of any library (a 0-d
+    Tensor's `.data`) as a Python number, else a TypeError naming it."""
     t = type(x)
     if t is float or t is int:
         return x
     if t is bool or not isinstance(x, Real):
+        if getattr(x, "shape", None) == () and not getattr(x, "_is_tensor", False):
+            return _zero_d_number(x, name)
         raise TypeError(f"{name}: expected a number or a Value, got {t.__name__} ({x!r})")
     return x
+
+
+def _zero_d_number(x: Any, name: str) -> float | int:
+    """A 0-d array's element as a Python float (an int for an integer dtype); a bool or complex
+    array is refused as its Python scalar would be."""
+    kind = str(getattr(x, "dtype", ""))
+    if "bool" in kind or "complex" in kind:
+        raise TypeError(f"{name}: expected a number or a Value, got a 0-d {kind} array")
+    return int(x) if "int" in kind else float(x)
 
 
 # ------------------------------------------------------- the number forms

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from numbers import Real
 from typing import Any
 
-from torchlight.engine import History, topological_sort
+from torchlight.engine import History, sort_nodes
 from torchlight.scalar.forms import (
     _add,
     _div,
@@ -248,7 +248,7 @@ def backward(v: Value) -> None:
     if not v.requires_grad:
         v.grad = 0.0
         return
-    order = topological_sort(v)  # leaves first, root last
+    order = sort_nodes(v)  # leaves first, root last
     for node in order:
         node.grad = 0.0
     v.grad = 1.0
@@ -302,6 +302,9 @@ class Value:
 
     def __init__(self, data: float, requires_grad: bool = True) -> None:
         t = type(data)  # (its own check: _number's message says "a number or a Value")
+        if t is not float and t is not int and getattr(data, "shape", None) == () and not isinstance(data, Value):
+            data = _number(data, "Value")  # a 0-d array (a 0-d Tensor's .data) is a number
+            t = type(data)
         if t is not float and t is not int and (t is bool or not isinstance(data, Real)):
             hint = "; pass its .data for a new leaf" if isinstance(data, Value) else ""
             raise TypeError(f"Value: data must be a number, got {type(data).__name__} ({data!r}){hint}")
