@@ -30,11 +30,12 @@ from typing import Any
 from torchlight import grad_mode
 from torchlight.creation import tensor
 from torchlight.engine.observe import observation_point
-from torchlight.nn.hooks import RemovableHandle
+from torchlight.nn.hooks import BackwardHooks, RemovableHandle, _hook_name
 from torchlight.nn.parameter import Parameter
 from torchlight.tensor import Tensor
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
 
 # The hooks common to every module (`register_module_forward_hook`, ...), by handle id, in the
 # order they run; `_global_hook_ids` holds every id of all four, so that a call checks one table.
@@ -42,6 +43,8 @@ _global_forward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_forward_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+_global_backward_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+_global_backward_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_hook_ids: OrderedDict[int, bool] = OrderedDict()
 _NO_HOOKS: Mapping[int, Any] = MappingProxyType({})
 
@@ -202,6 +205,12 @@ class Module:
                     replaced = hook(self, args)
                     if replaced is not None:
                         args = replaced if isinstance(replaced, tuple) else (replaced,)
+            backward = None
+            if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or \
+                    _global_backward_pre_hooks:
+                backward = BackwardHooks(self, [*_global_backward_hooks.values(), *self._backward_hooks.values()],
+                                         [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()])
+                args = backward.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
@@ -212,6 +221,8 @@ class Module:
                     replaced = hook(self, args, result)
                 if replaced is not None:
                     result = replaced
+            if backward is not None:
+                result = backward.setup_output_hook(result)
             return result
         except Exception:
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
@@ -305,6 +316,52 @@ class Module:
         if always_call:
             self._forward_hooks_always_called[handle.id] = True
         return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """Call `hook(module, grad_output)` when the gradients of this module's outputs are known, as
+        PyTorch: it may return replacements (a tuple, one per output, or a Tensor for one output)
+        that flow on into the module instead.
+
+        `grad_output` has one entry per output (None for a non-Tensor, or an
+        output that got no gradient). The module's inputs and outputs pass
+        through an identity node (`BackwardHookFunction`) for this. Order as
+        `register_forward_pre_hook` (global ones first).
+
+        Example:
+            >>> import torchlight as tl
+            >>> layer = tl.nn.Linear(2, 1)
+            >>> _ = layer.register_full_backward_pre_hook(lambda m, grad_output: (grad_output[0] * 0.0,))
+            >>> layer(tl.ones(1, 2)).sum().backward()
+            >>> layer.weight.grad.tolist()
+            [[0.0, 0.0]]
+        """
+        return self._add_hook("_backward_pre_hooks", hook, "register_full_backward_pre_hook", prepend)
+
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """Call `hook(module, grad_input, grad_output)` once per backward through this module, when the
+        gradients of its positional Tensor inputs are complete, as PyTorch.
+
+        `grad_input` has one entry per positional argument: the gradient
+        reaching it (zeros for a Tensor that does not require grad, as
+        PyTorch gives; None for a non-Tensor); `grad_output` one per output.
+        The hook may return a replacement `grad_input` (a tuple of the same
+        length; None entries pass nothing on), which flows on instead; a
+        gradient of the wrong shape or backend, or the wrong number of them,
+        is a RuntimeError naming the hook, the module and the shapes. If no
+        input requires grad, the hook runs when the outputs' gradients
+        arrive, with `grad_input` all None. Keyword arguments get no gradient here.
+
+        Example:
+            >>> import torchlight as tl
+            >>> layer = tl.nn.Linear(2, 1)
+            >>> seen = []
+            >>> hook = lambda m, grad_input, grad_output: seen.append((grad_input[0].shape, grad_output[0].shape))
+            >>> _ = layer.register_full_backward_hook(hook)
+            >>> layer(tl.ones(3, 2, requires_grad=True)).sum().backward()
+            >>> seen
+            [((3, 2), (3, 1))]
+        """
+        return self._add_hook("_backward_hooks", hook, "register_full_backward_hook", prepend)
 
     # ------------------------------------------------------------ traversal
     def named_children(self) -> Iterator[tuple[str, Module]]:
@@ -498,11 +555,6 @@ class Module:
         return head + "\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"
 
 
-def _hook_name(hook: Any) -> str:
-    """A hook as an error names it: its qualified name, or its repr."""
-    return getattr(hook, "__qualname__", None) or getattr(hook, "__name__", None) or repr(hook)
-
-
 def _add_global_hook(table: OrderedDict, hook: Any, op: str, options: tuple[OrderedDict, ...] = ()) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"{op}: the hook must be callable, not {type(hook).__name__}")
@@ -547,6 +599,28 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
     if always_call:
         _global_forward_hooks_always_called[handle.id] = True
     return handle
+
+
+def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A backward pre-hook of every module, run before each module's own
+    (`Module.register_full_backward_pre_hook`)."""
+    return _add_global_hook(_global_backward_pre_hooks, hook, "register_module_full_backward_pre_hook")
+
+
+def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """A full backward hook of every module, run before each module's own
+    (`Module.register_full_backward_hook`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> names = []
+        >>> model = tl.nn.Sequential(tl.nn.Linear(2, 2), tl.nn.Tanh())
+        >>> with register_module_full_backward_hook(lambda m, gi, go: names.append(type(m).__name__)):
+        ...     model(tl.ones(1, 2, requires_grad=True)).sum().backward()
+        >>> names       # (the backward meets the outer module's inputs last)
+        ['Tanh', 'Linear', 'Sequential']
+    """
+    return _add_global_hook(_global_backward_hooks, hook, "register_module_full_backward_hook")
 
 
 # a compiled program is for the training modes of the Modules it calls (`tl.compile` sees them here)

@@ -7,6 +7,13 @@ Example:
     True
 """
 
-from torchlight.nn.module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from torchlight.nn.module import (
+    Module,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
