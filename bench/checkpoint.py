@@ -1,8 +1,7 @@
 """`python -m bench.checkpoint`: the memory gradient checkpointing saves, and the time it costs.
 
-A `layers`-deep MLP (each layer Linear then ReLU, `width` wide, a batch of
-`batch` rows, float64 on NumPy) runs forward and backward of
-`(model(x) ** 2).mean()` four ways:
+A `layers`-deep MLP (each layer Linear then ReLU, float64 on NumPy) runs
+forward and backward of `(model(x) ** 2).mean()` four ways:
 
 - plain: every layer's activations are kept for backward;
 - each layer checkpointed (`checkpoint(layer, x)`): only each layer's input is kept;
@@ -10,20 +9,24 @@ A `layers`-deep MLP (each layer Linear then ReLU, `width` wide, a batch of
   only each segment's input is kept, and the last segment runs plainly;
 - PyTorch's plain run and checkpointed layers, for reference (where installed).
 
+Two shapes by default: width 1024 with a batch of 256 (the weights, 8 MB a
+layer, outweigh the activations, 2 MB) and width 256 with a batch of 4096
+(the activations, 8 MB, outweigh the weights, 0.5 MB).
+
 Memory is measured with tracemalloc (NumPy's arrays included; torch's CPU
 allocations are not traced, so PyTorch's rows have none): the bytes still
 allocated after forward (what the graph keeps for backward) and the peak
 during forward and backward together, from no `.grad` (the new gradients
-count: `layers * width**2` weights' worth, which dominates at these sizes)
-and into `.grad`s already allocated (what a training step's second
-iteration sees: then the activations and the backward's temporaries make
-the peak). Each measured once after a warm-up (allocations are
-deterministic); times are the median of `--repeat` untraced rounds (round-robin).
-The gradients of all the ways are checked equal before anything is measured.
+count: the engine hands them to `.grad` once the whole walk has succeeded,
+so they are all alive at its end). Each is measured once after a warm-up
+(allocations are deterministic); times are the median of `--repeat`
+untraced rounds (round-robin). The gradients of all the ways are checked
+equal to the plain run's before anything is measured.
 
 Usage:
 
-    python -m bench.checkpoint                  # 20 layers, width 1024, batch 256
+    python -m bench.checkpoint                  # 20 layers, the two shapes
+    python -m bench.checkpoint --shapes 512x1024 --repeat 5
     python -m bench.checkpoint --quick          # tiny sizes: that it runs
 """
 
@@ -67,13 +70,10 @@ def sequential(segments: int) -> Callable[[tl.nn.Sequential, tl.Tensor], tl.Tens
     return run
 
 
-def step(forward: Callable, model: tl.nn.Sequential, x: tl.Tensor, measure: bool = False,
-         fresh: bool = True) -> dict[str, float]:
-    """One forward and backward, from no gradients (`fresh`) or into those already there; with
-    `measure`, what tracemalloc saw."""
-    if fresh:
-        for p in model.parameters():
-            p.grad = None
+def step(forward: Callable, model: tl.nn.Sequential, x: tl.Tensor, measure: bool = False) -> dict[str, float]:
+    """One forward and backward from no gradients; with `measure`, what tracemalloc saw."""
+    for p in model.parameters():
+        p.grad = None
     gc.collect()
     if measure:
         tracemalloc.start()
@@ -128,20 +128,11 @@ def torch_rows(model: tl.nn.Sequential, x: np.ndarray, repeat: int) -> dict[str,
     return {name: {"seconds": statistics.median(times[name])} for name in ways}
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layers", type=int, default=20)
-    parser.add_argument("--width", type=int, default=1024)
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat")
-    parser.add_argument("--no-torch", action="store_true", help="skip PyTorch's rows")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.layers, args.width, args.batch, args.repeat = 6, 32, 8, 1
-    segments = max(2, round(math.sqrt(args.layers)))
-    model = make_model(args.layers, args.width)
-    data = np.random.default_rng(0).standard_normal((args.batch, args.width))
+def measure(layers: int, width: int, batch: int, repeat: int, with_torch: bool) -> list[str]:
+    """The table of one MLP shape (its lines)."""
+    segments = max(2, round(math.sqrt(layers)))
+    model = make_model(layers, width)
+    data = np.random.default_rng(0).standard_normal((batch, width))
     x = tl.tensor(data)
     ways = {"plain": plain, "each layer checkpointed": each_layer,
             f"checkpoint_sequential, {segments} segments": sequential(segments)}
@@ -154,24 +145,41 @@ def main(argv: list[str] | None = None) -> None:
     for name, forward in ways.items():
         step(forward, model, x)  # warm-up
         rows[name] = step(forward, model, x, measure=True)
-        rows[name]["accumulating_peak_mb"] = step(forward, model, x, measure=True, fresh=False)["peak_mb"]
     times: dict[str, list[float]] = {name: [] for name in ways}
-    for _ in range(args.repeat):  # round-robin: a slow spell of a shared machine hits every way alike
+    for _ in range(repeat):  # round-robin: a slow spell of a shared machine hits every way alike
         for name, forward in ways.items():
             start = time.perf_counter()
             step(forward, model, x)
             times[name].append(time.perf_counter() - start)
     for name in ways:
         rows[name]["seconds"] = statistics.median(times[name])
-    if not args.no_torch:
-        rows.update(torch_rows(model, data, args.repeat))
+    if with_torch:
+        rows.update(torch_rows(model, data, repeat))
     weights_mb = sum(p.size for p in model.parameters()) * 8 / 1e6
-    print(f"MLP: {args.layers} x (Linear {args.width} -> {args.width}, ReLU), batch {args.batch}, float64, NumPy; "
-          f"weights {weights_mb:.0f} MB (their gradients count in the peak)")
-    print(f"{'':40} {'held after forward':>19} {'peak fwd+bwd':>13} {'peak, .grad there':>18} {'time (median)':>14}")
+    activation_mb = batch * width * 8 / 1e6
+    lines = [f"MLP: {layers} x (Linear {width} -> {width}, ReLU), batch {batch}, float64, NumPy: weights "
+             f"{weights_mb:.1f} MB (their new gradients count in the peak), one activation {activation_mb:.1f} MB",
+             f"{'':40} {'held after forward':>19} {'peak fwd+bwd':>13} {'time (median)':>14}"]
     for name, row in rows.items():
-        cells = [f"{row[key]:.1f} MB" if key in row else "-" for key in ("held_mb", "peak_mb", "accumulating_peak_mb")]
-        print(f"{name:40} {cells[0]:>19} {cells[1]:>13} {cells[2]:>18} {row['seconds']:>12.3f} s")
+        cells = [f"{row[key]:.1f} MB" if key in row else "-" for key in ("held_mb", "peak_mb")]
+        lines.append(f"{name:40} {cells[0]:>19} {cells[1]:>13} {row['seconds']:>12.3f} s")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=20)
+    parser.add_argument("--shapes", default="1024x256,256x4096",
+                        help="WIDTHxBATCH of each MLP measured, comma-separated (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat")
+    parser.add_argument("--no-torch", action="store_true", help="skip PyTorch's rows")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.layers, args.shapes, args.repeat = 6, "32x8", 1
+    for i, shape in enumerate(args.shapes.split(",")):
+        width, batch = (int(n) for n in shape.lower().split("x"))
+        print(("\n" if i else "") + "\n".join(measure(args.layers, width, batch, args.repeat, not args.no_torch)))
 
 
 if __name__ == "__main__":

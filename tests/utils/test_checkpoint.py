@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 
 import torchlight as tl
+from torchlight.engine import Context
 from torchlight.utils.checkpoint import checkpoint, checkpoint_sequential
+
+several_outputs = pytest.mark.skipif(not hasattr(Context, "set_materialize_grads"),
+                                     reason="a tuple of results needs Functions with several outputs")
 
 
 def mlp(width=4, dropout=0.0):
@@ -153,8 +157,12 @@ def test_retain_graph_allows_a_second_backward_that_recomputes_again():
 def test_a_function_returning_a_non_tensor_is_a_type_error():
     x = tl.randn(3, requires_grad=True)
     with pytest.raises(TypeError, match="checkpoint: the checkpointed function returned a float; it must return a "
-                                        "Tensor"):
+                                        "Tensor or a tuple of Tensors"):
         checkpoint(lambda x: 1.0, x)
+    with pytest.raises(TypeError, match="returned a list within the tuple it returned"):
+        checkpoint(lambda x: (x, [x]), x)
+    with pytest.raises(TypeError, match="returned a dict"):
+        checkpoint(lambda x: {"y": x}, x)
 
 
 def test_a_non_leaf_computed_outside_and_captured_is_refused_with_advice():
@@ -239,3 +247,25 @@ def test_after_backward_the_graph_no_longer_holds_the_saved_inputs():
     loss.backward()
     gc.collect()
     assert kept() is None  # (while `loss` and its graph are still alive)
+
+
+@several_outputs
+def test_a_function_with_several_results_gets_each_ones_gradient_none_for_an_unused_one():
+    tl.manual_seed(0)
+    w = tl.randn(3, requires_grad=True)
+    x = tl.randn(3, requires_grad=True)
+
+    def f(x):
+        return (x * w).exp(), x.sin() * w, (x * 2.0).detach()
+
+    def run(fn):
+        x.grad = w.grad = None
+        a, b, c = fn(x)
+        assert not c.requires_grad
+        (a.sum() + (b ** 2).sum()).backward()
+        return [x.grad.numpy(), w.grad.numpy()]
+
+    assert_all_equal(run(lambda x: checkpoint(f, x)), run(f))
+    a, b, _ = checkpoint(f, x)
+    (grad_x,) = tl.autograd.grad(a.sum(), [x])  # (b got no gradient: no recomputed backward for it)
+    np.testing.assert_allclose(grad_x.numpy(), (w * (x * w).exp()).detach().numpy())

@@ -103,7 +103,9 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     if determinism_check not in ("default", "none"):
         raise ValueError(f"{op}: determinism_check must be 'default' or 'none', not {determinism_check!r}")
     if not grad_mode.is_grad_enabled():
-        return _checked_result(function(*args, **kwargs))
+        result = function(*args, **kwargs)
+        _checked_results(result)
+        return result
     streams = _random_streams(args, kwargs) if preserve_rng_state else None
     slots, tensors = _tensor_slots(args, kwargs)
     copies = [t.detach().requires_grad_(True) if t.requires_grad else t for t in tensors]
@@ -111,17 +113,17 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     new_args, new_kwargs = _fill(args, kwargs, slots, copies)
     with observing(seen):
         result = function(*new_args, **new_kwargs)
-    out = _checked_result(result)
-    if not out.requires_grad:  # nothing inside needs a gradient: nothing to recompute
-        return out
-    captured = _captured_leaves(out, seen.nodes, copies)
+    outs = _checked_results(result)
+    if not any(o.requires_grad for o in outs):  # nothing inside needs a gradient: nothing to recompute
+        return result
+    captured = _captured_leaves(outs, seen.nodes, copies)
     seen.nodes.clear()
     # the plan keeps the arguments without their Tensors (the node's saved tensors fill them in): it
     # stays among the node's inputs as long as the graph lives, the saved tensors only until backward
     bare_args, bare_kwargs = _fill(args, kwargs, slots, [None] * len(slots))
-    plan = _Plan(function, tuple(bare_args), bare_kwargs, slots, streams, determinism_check == "default", out,
-                 len(tensors))
-    del result, out  # the recorded inside: freed here (only `plan.output` is kept, for `Checkpoint.forward`)
+    plan = _Plan(function, tuple(bare_args), bare_kwargs, slots, streams, determinism_check == "default", outs,
+                 isinstance(result, tuple), len(tensors))
+    del result, outs  # the recorded inside: freed here (only the results' arrays are kept, for `Checkpoint.forward`)
     return Checkpoint.apply(plan, *tensors, *captured)
 
 
@@ -175,13 +177,17 @@ class Checkpoint(Function):
         ctx.plan = plan
         ctx.save_for_backward(*inputs[:plan.n_arguments])
         plan.captured = inputs[plan.n_arguments:]
-        out, plan.output = plan.output, None
-        if out is None:  # (a plan is made for one call of apply)
+        outs, plan.outputs = plan.outputs, None
+        if outs is None:  # (a plan is made for one call of apply)
             raise RuntimeError("Checkpoint.apply: this plan's forward result was already used")
-        return out.data
+        if not plan.several:
+            return outs[0].data
+        ctx.set_materialize_grads(False)  # (an output that got no gradient needs no recomputed backward)
+        ctx.mark_non_differentiable(*(o.data for o in outs if not o.requires_grad))
+        return tuple(o.data for o in outs)
 
     @staticmethod
-    def backward(ctx: Context, grad_output: Tensor) -> tuple:
+    def backward(ctx: Context, *grad_outputs: Any) -> tuple:
         plan: _Plan = ctx.plan
         arguments = ctx.saved_tensors
         captured = plan.captured
@@ -197,16 +203,18 @@ class Checkpoint(Function):
             copies = [(_Boundary.apply(t) if create_graph else t.detach().requires_grad_(True))
                       if t.requires_grad else t for t in arguments]
             args, kwargs = _fill(plan.args, plan.kwargs, plan.slots, copies)
-            out = _checked_result(plan.function(*args, **kwargs))
-        if plan.check and (out.shape != plan.shape or out.dtype != plan.dtype):
-            raise RuntimeError(f"checkpoint: the recomputation of {_name(plan.function)} gave a result of shape "
-                               f"{out.shape} and dtype {out.dtype}, the forward one of shape {plan.shape} and dtype "
-                               f"{plan.dtype}: the function must compute the same thing again")
+            outs = _checked_results(plan.function(*args, **kwargs))
+        metas = [(o.shape, o.dtype) for o in outs]
+        if plan.check and metas != plan.metas:
+            raise RuntimeError(f"checkpoint: the recomputation of {_name(plan.function)} gave results of (shape, "
+                               f"dtype) {_shown(metas)}, the forward {_shown(plan.metas)}: the function must compute "
+                               "the same thing again")
         wanted = [c for c, t in zip(copies, arguments) if t.requires_grad] + list(captured)
+        roots = [(o, g) for o, g in zip(outs, grad_outputs) if g is not None and o.requires_grad]
         grads: list[Any] = []
-        if out.requires_grad and wanted:
-            found = run_backward([out], [grad_output], retain_graph=create_graph, create_graph=create_graph,
-                                 capture=wanted)
+        if roots and wanted:
+            found = run_backward([o for o, _ in roots], [g for _, g in roots], retain_graph=create_graph,
+                                 create_graph=create_graph, capture=wanted)
             grads = list(found or ())
         grads += [None] * (len(wanted) - len(grads))
         it = iter(grads)
@@ -230,16 +238,16 @@ class _Plan:
     """What a Checkpoint node needs to run its function again."""
 
     def __init__(self, function: Callable[..., Any], args: tuple, kwargs: dict, slots: list[tuple[bool, Any]],
-                 streams: Any, check: bool, output: Tensor, n_arguments: int) -> None:
+                 streams: Any, check: bool, outputs: tuple[Tensor, ...], several: bool, n_arguments: int) -> None:
         self.function = function
         self.args = args
         self.kwargs = kwargs
         self.slots = slots
         self.streams = streams
         self.check = check
-        self.output: Tensor | None = output
-        self.shape = output.shape
-        self.dtype = output.dtype
+        self.outputs: tuple[Tensor, ...] | None = outputs  # until the node's forward has taken their arrays
+        self.several = several  # the function returned a tuple
+        self.metas = [(o.shape, o.dtype) for o in outputs]
         self.n_arguments = n_arguments
         self.captured: tuple = ()  # the leaves the function closes over (the node's inputs after the arguments)
 
@@ -254,15 +262,15 @@ class _NodesMade(Observer):
         self.nodes.add(node)
 
 
-def _captured_leaves(out: Tensor, made: set[Any], copies: list[Tensor]) -> list[Tensor]:
-    """The leaves requiring grad that the graph of `out` reaches past the nodes in `made` (the
+def _captured_leaves(outs: tuple[Tensor, ...], made: set[Any], copies: list[Tensor]) -> list[Tensor]:
+    """The leaves requiring grad that the graph of `outs` reaches past the nodes in `made` (the
     function's closures: its Modules' weights), in the order first met; the arguments' copies are
     not among them. A node outside `made` that is not a leaf is a tensor computed outside the
     function and not passed to it: refused."""
     own = {id(c) for c in copies}
     found: dict[int, Tensor] = {}
-    start = out.graph_node
-    stack, seen = [start], {id(start)}
+    stack = [o.graph_node for o in reversed(outs) if o.requires_grad]
+    seen = {id(node) for node in stack}
     while stack:
         node = stack.pop()
         if node.is_leaf:
@@ -281,11 +289,22 @@ def _captured_leaves(out: Tensor, made: set[Any], copies: list[Tensor]) -> list[
     return list(found.values())
 
 
-def _checked_result(result: Any) -> Tensor:
-    if not isinstance(result, Tensor):
-        raise TypeError(f"checkpoint: the checkpointed function returned a {type(result).__name__}; it must return "
-                        "a Tensor")
-    return result
+def _checked_results(result: Any) -> tuple[Tensor, ...]:
+    """The function's results as a tuple: a Tensor, or a non-empty tuple of Tensors; a TypeError otherwise."""
+    outs = result if isinstance(result, tuple) else (result,)
+    for out in outs:
+        if not isinstance(out, Tensor):
+            within = " within the tuple it returned" if isinstance(result, tuple) else ""
+            raise TypeError(f"checkpoint: the checkpointed function returned a {type(out).__name__}{within}; it "
+                            "must return a Tensor or a tuple of Tensors")
+    if not outs:
+        raise TypeError("checkpoint: the checkpointed function returned an empty tuple; it must return a Tensor or "
+                        "a tuple of Tensors")
+    return outs
+
+
+def _shown(metas: list[tuple[Any, Any]]) -> str:
+    return ", ".join(f"({shape}, {dtype})" for shape, dtype in metas)
 
 
 def _tensor_slots(args: tuple, kwargs: dict) -> tuple[list[tuple[bool, Any]], list[Tensor]]:
