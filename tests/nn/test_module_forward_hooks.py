@@ -142,14 +142,18 @@ def test_a_hook_that_is_not_callable_is_refused_before_anything_is_registered():
     assert not layer._forward_hooks and not layer._hook_ids
 
 
-def test_a_module_without_hooks_calls_forward_directly():
-    class Counting(tl.nn.Module):
-        def forward(self, x):
-            return x
+def test_a_module_without_hooks_calls_forward_directly(monkeypatch):
+    def hooked_path(self, args, kwargs):
+        raise AssertionError("the hooks' path was taken")
 
-    module = Counting()
-    assert module(5) == 5  # (any argument: nothing between the call and forward looks at it)
-    assert not module._hook_ids
+    monkeypatch.setattr(tl.nn.Module, "_call_with_hooks", hooked_path)
+    layer = tl.nn.ReLU()
+    assert layer(tl.ones(1)).tolist() == [1.0]
+    handle = layer.register_forward_hook(lambda m, args, out: None)
+    with pytest.raises(AssertionError, match="hooks' path"):
+        layer(tl.ones(1))
+    handle.remove()
+    assert layer(tl.ones(1)).tolist() == [1.0]  # (removed: the direct call again)
 
 
 def test_a_module_whose_init_never_ran_can_be_called_but_not_hooked():
