@@ -168,3 +168,13 @@ def test_a_module_whose_init_never_ran_can_be_called_but_not_hooked():
     assert module(1) == 2
     with pytest.raises(AttributeError, match=r"Module.__init__\(\) has not run"):
         module.register_forward_hook(lambda m, args, out: None)
+
+
+def test_a_compiled_function_calling_a_hooked_module_is_refused_a_replay_would_skip_the_hooks():
+    layer = tl.nn.Linear(2, 2)
+    compiled = tl.compile(lambda x: layer(x).sum())
+    assert compiled(tl.ones(1, 2)).item() == layer(tl.ones(1, 2)).sum().item()  # (no hooks: compiled as before)
+    handle = layer.register_forward_hook(lambda m, args, out: None)
+    with pytest.raises(tl.CompileError, match="called a module with hooks"):
+        tl.compile(lambda x: layer(x).sum())(tl.ones(1, 2))
+    handle.remove()

@@ -269,3 +269,10 @@ def test_a_function_with_several_results_gets_each_ones_gradient_none_for_an_unu
     a, b, _ = checkpoint(f, x)
     (grad_x,) = tl.autograd.grad(a.sum(), [x])  # (b got no gradient: no recomputed backward for it)
     np.testing.assert_allclose(grad_x.numpy(), (w * (x * w).exp()).detach().numpy())
+
+
+def test_a_compiled_function_that_checkpoints_is_refused_with_the_reason():
+    layer = tl.nn.Linear(3, 3)
+    compiled = tl.compile(lambda x: checkpoint(layer, x).sum())
+    with pytest.raises(tl.CompileError, match="checkpointed a function .*: a replay would not do it again"):
+        compiled(tl.randn(2, 3, requires_grad=True))

@@ -625,3 +625,5 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
 
 # a compiled program is for the training modes of the Modules it calls (`tl.compile` sees them here)
 observation_point(Module, "__call__", "module", "called a module")
+# hooks are Python a replay of a compiled program would skip: a recording refuses them
+observation_point(Module, "_call_with_hooks", "refused", "called a module with hooks (a replay would not run them)")

@@ -55,7 +55,7 @@ import numpy as np
 
 from torchlight import backends, grad_mode
 from torchlight.engine import Context, Function, run_backward
-from torchlight.engine.observe import Observer, observing
+from torchlight.engine.observe import Observer, observation_point, observing
 from torchlight.tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -368,3 +368,8 @@ def _streams_put_back(streams: list[tuple[Any, Any]] | None) -> Iterator[None]:
 
 def _name(fn: Any) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+# a recording (tl.compile) refuses a checkpoint: its backward runs the function again, which a replay would not
+observation_point(_Plan, "__init__", "refused", "checkpointed a function (its backward runs that function again, in "
+                  "Python)")
