@@ -20,7 +20,7 @@ from torchlight import scalar
 CORE_MODULES = [
     "torchlight", "torchlight.tensor", "torchlight.creation", "torchlight.grad_mode", "torchlight.autograd",
     "torchlight.engine", "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable",
-    "torchlight.engine.observe",
+    "torchlight.engine.observe", "torchlight.engine.hooks", "torchlight.engine.anomaly",
     "torchlight.autograd.functions", "torchlight.array_functions", "torchlight.nn.ops", "torchlight.backends.checks",
     "torchlight.backends.writes",
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",

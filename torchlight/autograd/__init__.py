@@ -11,17 +11,41 @@ Example:
 
 from torchlight.autograd.functional import grad
 from torchlight.autograd.gradcheck import GradcheckError, central_difference, gradcheck, gradgradcheck
-from torchlight.engine import Context, Function, History, backpropagate, topological_sort
+from torchlight.engine import (
+    Context,
+    Function,
+    GraphVariable,
+    History,
+    Variable,
+    backpropagate,
+    once_differentiable,
+    topological_sort,
+)
+from torchlight.engine.anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
+from torchlight.engine.hooks import RemovableHandle
 
 __all__ = [
     "Context",
     "Function",
     "GradcheckError",
+    "GraphVariable",
     "History",
+    "RemovableHandle",
+    "Variable",
     "backpropagate",
     "central_difference",
+    "detect_anomaly",
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "once_differentiable",
+    "set_detect_anomaly",
     "topological_sort",
 ]
