@@ -8,6 +8,7 @@ them, and the error path is checked with both hidden.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -354,6 +355,8 @@ def hide_graphviz(monkeypatch, package: bool, program: bool) -> None:
 @pytest.mark.parametrize(("package", "program"), [(True, True), (True, False), (False, True)])
 def test_without_graphviz_render_says_what_is_missing_and_how_to_render_by_hand(monkeypatch, tmp_path,
                                                                                 package, program):
+    package_missing = package or importlib.util.find_spec("graphviz") is None  # (before hiding anything)
+    program_missing = program or shutil.which("dot") is None
     hide_graphviz(monkeypatch, package, program)
     x = tl.tensor([1.0], requires_grad=True)
     dot = to_dot(x * x)  # the DOT text needs nothing
@@ -364,8 +367,8 @@ def test_without_graphviz_render_says_what_is_missing_and_how_to_render_by_hand(
     assert isinstance(info.value, RuntimeError) and "Dot.render" in message
     assert "pip install graphviz" in message and "`dot` program" in message and "apt install graphviz" in message
     assert ".source" in message and "dot -Tsvg graph.dot -o graph.svg" in message
-    assert ("graphviz Python package" in message.split("missing here:")[1]) is package
-    assert ("`dot` program" in message.split("missing here:")[1]) is program
+    assert ("graphviz Python package" in message.split("missing here:")[1]) is package_missing
+    assert ("`dot` program" in message.split("missing here:")[1]) is program_missing
     assert not (tmp_path / "graph.svg").exists()
     assert dot._repr_svg_() is None and "pip install graphviz" in dot._repr_mimebundle_()["text/plain"]
     assert dot.save(tmp_path / "graph.dot").read_text() == dot.source  # what to render by hand
