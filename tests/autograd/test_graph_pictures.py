@@ -398,5 +398,9 @@ def test_draw_dot_gives_a_graphviz_digraph_like_micrograds():
     assert isinstance(digraph, graphviz.Digraph) and digraph.format == "svg"
     assert "rankdir=LR" in digraph.source and '"{a|data 2.0000|grad 0.0000}"' in digraph.source
     assert strings_and_braces_close(digraph.source)
-    pic = Picture("\n".join(line.replace("\t", "\t", 1) for line in digraph.source.splitlines()))
+    pic = Picture(digraph.source)
     assert len(pic.labels) == 4 and len(pic.edges) == 3
+    x = tl.tensor([1.0], requires_grad=True)
+    tensor_graph = draw_dot(x * 2.0, format="png", rankdir="TB", params={"x": x})
+    assert tensor_graph.format == "png" and "rankdir=TB" in tensor_graph.source
+    assert '"x|(1,)|float64"' in tensor_graph.source and 'label="Mul' in tensor_graph.source
