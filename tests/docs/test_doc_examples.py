@@ -31,8 +31,8 @@ CORE_MODULES = [
                                                    "einsum", "special", "special_gamma")),
     "torchlight.linalg", "torchlight.fft", "torchlight.special", "torchlight.array_api.linalg",
     "torchlight.array_api.fft", "torchlight.array_api.special",
-    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
-    "torchlight.compile.api", "torchlight.compile.blocking",
+    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.autograd.graph",
+    "torchlight.compile", "torchlight.compile.api", "torchlight.compile.blocking",
 ]
 
 

@@ -2,7 +2,8 @@
 
 The engine itself lives in `torchlight.engine` (below the op library and
 Tensor in the layers); this package re-exports it beside the tools built
-on Tensors (`gradcheck`, `grad`) and `functions`, every built-in Function.
+on Tensors (`gradcheck`, `grad`, `to_dot`: a picture of the graph) and
+`functions`, every built-in Function.
 
 Example:
     >>> from torchlight.autograd import Function, Context, History
@@ -11,6 +12,7 @@ Example:
 
 from torchlight.autograd.functional import grad
 from torchlight.autograd.gradcheck import GradcheckError, central_difference, gradcheck, gradgradcheck
+from torchlight.autograd.graph import to_dot
 from torchlight.engine import (
     Context,
     Function,
@@ -47,5 +49,6 @@ __all__ = [
     "is_anomaly_enabled",
     "once_differentiable",
     "set_detect_anomaly",
+    "to_dot",
     "topological_sort",
 ]
