@@ -48,7 +48,7 @@ from torchlight.autograd import functions as F
 from torchlight.autograd.functional import grad as autograd_grad
 from torchlight.creation import _is_array as is_array
 from torchlight.creation import tensor
-from torchlight.engine import sort_nodes
+from torchlight.engine import sort_nodes, transposing_backward
 from torchlight.tensor import Tensor
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "jvp", "value_and_grad", "vjp"]
@@ -172,7 +172,9 @@ def jvp(f: Callable, primals: Any, tangents: Any, *, has_aux: bool = False) -> t
     products = {id(o): _zeros(o) for o in trace.outputs}
     create = trace.grad_enabled and (trace.nested or _any_requires_grad(tangents))
     if live:
-        vjps = autograd_grad(live, trace.inputs, dummies, create_graph=True, retain_graph=True, allow_unused=True)
+        with transposing_backward():  # (a Function with its own jvp records its backward as jvp's transpose)
+            vjps = autograd_grad(live, trace.inputs, dummies, create_graph=True, retain_graph=True,
+                                 allow_unused=True)
         pairs = [(g, t) for g, t in zip(vjps, tangents) if g is not None and g.requires_grad]
         if pairs:
             jvps = autograd_grad([g for g, _ in pairs], dummies, [t for _, t in pairs], create_graph=create,

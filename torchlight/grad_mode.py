@@ -27,6 +27,9 @@ class _State(threading.local):
     # Whether the backward running on this thread keeps its graph (set by the engine once per walk):
     # a Function that frees its saved arrays as it goes (a compiled program's) must not when it does.
     retain_graph = True
+    # Whether the backward running on this thread is the first pass of a forward-mode product (func.jvp's
+    # double vjp): a Function with its own `jvp` then records its backward as the transpose of that jvp.
+    transposing = False
 
     def __init__(self) -> None:
         self.previous: list[bool] = []  # the modes that `with no_grad()/enable_grad()` will restore

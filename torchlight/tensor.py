@@ -31,6 +31,7 @@ from torchlight.backends import Backend
 from torchlight.backends.checks import check_same_backend
 from torchlight.backends.devices import Device
 from torchlight.engine import WRITES, History, Variable, run_backward
+from torchlight.engine.hooks import POST_ACCUMULATE_HOOKS, TENSOR_HOOKS, RemovableHandle, add_hook
 from torchlight.engine.observe import observation_point
 from torchlight.ops.activations import ActivationsMethods
 from torchlight.ops.arithmetic import ArithmeticMethods
@@ -321,6 +322,46 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
         if retain_graph is None:
             retain_graph = create_graph
         run_backward([self], [1.0 if grad is None else grad], retain_graph=retain_graph, create_graph=create_graph)
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call `hook(grad)` with each gradient computed for this tensor in a backward; what it returns
+        (if not None) replaces the gradient: what this tensor's `.grad` gets (a leaf, or after
+        `retain_grad()`) and what flows on to its inputs. Hooks run in the order registered, also
+        under `create_graph` (the gradient then has a History). Returns a handle; `.remove()` it.
+
+        Example:
+            >>> import torchlight as tl
+            >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x * 3.0
+            >>> h = y.register_hook(lambda g: g * 0.0 + 1.0)   # as if d loss / dy were ones
+            >>> (y ** 2).sum().backward()
+            >>> x.grad.tolist()
+            [3.0, 3.0]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that does not require grad")
+        return add_hook(TENSOR_HOOKS, self.graph_node, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> RemovableHandle:
+        """Call `hook(tensor)` on this leaf once a backward has added into its `.grad` (an optimizer
+        step per parameter, say). Returns a handle; `.remove()` it.
+
+        Example:
+            >>> import torchlight as tl
+            >>> w = tl.tensor([1.0], requires_grad=True)
+            >>> seen = []
+            >>> h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+            >>> (w * 2.0).sum().backward()
+            >>> seen
+            [[2.0]]
+        """
+        if self.history is not None:
+            raise RuntimeError("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                               "registered on non-leaf tensors (use register_hook)")
+        if not self.requires_grad:
+            raise RuntimeError("register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+                               "does not require grad")
+        return add_hook(POST_ACCUMULATE_HOOKS, self, hook)
 
     def retain_grad(self) -> Tensor:
         """Keep the gradient of this non-leaf in `.grad` on the next backward."""

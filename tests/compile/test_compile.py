@@ -31,8 +31,8 @@ from conformance.checks import case_seed, host_inputs, run_case, skip_reason
 from conformance.opinfo import Case, OpInfo
 from conformance.target import Target, Unusable, resolve
 from torchlight import func, nn
-from torchlight.autograd import gradcheck
-from torchlight.compile import Compiled
+from torchlight.autograd import Function, gradcheck
+from torchlight.compile import Compiled, CompileError
 from torchlight.nn import functional as F
 
 OPS = {op.name: op for op in database.all_ops()}
@@ -1140,3 +1140,27 @@ def test_recording_puts_back_every_observation_point():
     with pytest.raises(tl.CompileError):
         tl.compile(lambda x: x / x.sum().item())(tl.tensor([1.0, 2.0]))
     assert all(cls.__dict__[name] is value for (cls, name), value in before.items())
+
+
+class _SinCos(Function):
+    """A Function with two outputs."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.sin(x.data), np.cos(x.data)
+
+    @staticmethod
+    def backward(ctx, g_sin, g_cos):
+        (x,) = ctx.saved_tensors
+        return g_sin * x.cos() - g_cos * x.sin()
+
+
+def test_a_function_with_several_outputs_is_refused_by_name():
+    def f(x):
+        s, c = _SinCos.apply(x)
+        return (s * c).sum()
+
+    x = tl.tensor([0.3, 0.5], requires_grad=True)
+    with pytest.raises(CompileError, match=r"several outputs \(_SinCos\)"):
+        tl.compile(f)(x)

@@ -20,7 +20,7 @@ from torchlight import scalar
 CORE_MODULES = [
     "torchlight", "torchlight.tensor", "torchlight.creation", "torchlight.grad_mode", "torchlight.autograd",
     "torchlight.engine", "torchlight.engine.function", "torchlight.engine.graph", "torchlight.engine.variable",
-    "torchlight.engine.observe",
+    "torchlight.engine.observe", "torchlight.engine.hooks", "torchlight.engine.anomaly",
     "torchlight.autograd.functions", "torchlight.array_functions", "torchlight.nn.ops", "torchlight.backends.checks",
     "torchlight.backends.writes",
     *(f"torchlight.ops.{category}" for category in ("common", "arithmetic", "linear_algebra", "elementwise",
@@ -31,8 +31,8 @@ CORE_MODULES = [
                                                    "einsum", "special", "special_gamma")),
     "torchlight.linalg", "torchlight.fft", "torchlight.special", "torchlight.array_api.linalg",
     "torchlight.array_api.fft", "torchlight.array_api.special",
-    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.compile",
-    "torchlight.compile.api", "torchlight.compile.blocking",
+    "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.autograd.graph",
+    "torchlight.compile", "torchlight.compile.api", "torchlight.compile.blocking",
 ]
 
 

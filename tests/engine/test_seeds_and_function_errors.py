@@ -98,21 +98,6 @@ def test_a_backward_that_returns_a_number_is_named_in_the_error():
     assert x.grad is None
 
 
-class _ReturnsPair(Function):
-    @staticmethod
-    def forward(ctx, a):
-        return a.data, a.data * 2
-
-    @staticmethod
-    def backward(ctx, g):
-        return g
-
-
-def test_a_forward_that_returns_a_tuple_is_named_in_the_error():
-    with pytest.raises(TypeError, match="_ReturnsPair.forward returned a tuple"):
-        _ReturnsPair.apply(_leaf([1.0, 2.0]))
-
-
 def test_a_backward_may_return_extra_trailing_nones_but_not_extra_gradients():
     x = _leaf([1.0, 2.0])
     _doubling(lambda g: (g * 2, None)).apply(x).sum().backward()

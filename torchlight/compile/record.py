@@ -208,6 +208,9 @@ class Recording:
                 return _refuse(phase, "a tensor computed before the call, with a graph of its own (as w2 = w * 2 "
                                       "outside fn): a replay would compute it again from what it was made of. Compute "
                                       "it inside fn, or pass it as an argument")
+            if getattr(node.last_fn, "_user_function", None) is not None:
+                return _refuse(phase, f"a Function with several outputs ({node.last_fn.__name__}): a compiled "
+                                      "program replays ops of one output. Call the function without compile")
             stack += (node, emit)
             for e in reversed(node.edges):
                 if isinstance(e, (History, Tensor)):

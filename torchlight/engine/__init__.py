@@ -8,7 +8,16 @@ Example:
     >>> from torchlight.engine import Function, History, topological_sort, Variable
 """
 
-from torchlight.engine.function import WRITES, Context, Function, GraphVariable, History, record_pair
+from torchlight.engine.function import (
+    WRITES,
+    Context,
+    Function,
+    GraphVariable,
+    History,
+    once_differentiable,
+    record_pair,
+    transposing_backward,
+)
 from torchlight.engine.graph import backpropagate, run_backward, sort_nodes, topological_sort
 from torchlight.engine.variable import Variable
 
@@ -20,8 +29,10 @@ __all__ = [
     "History",
     "Variable",
     "backpropagate",
+    "once_differentiable",
     "record_pair",
     "run_backward",
     "sort_nodes",
     "topological_sort",
+    "transposing_backward",
 ]

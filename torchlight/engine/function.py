@@ -21,14 +21,18 @@ Example (the documented custom Function):
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine.observe import observation_point
 from torchlight.engine.variable import Variable
+
+_PACKAGE = __name__.partition(".")[0]  # this library's top package: its own Functions are not a user's
 
 _state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
 
@@ -130,6 +134,17 @@ class Context:
         out.history = history
         return out
 
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Say, in forward, that these outputs (the arrays or Tensors it returns) get no gradient:
+        they come back with `requires_grad=False`, and backward is given zeros (or None) for them."""
+        marked = self.__dict__.setdefault("_non_differentiable", [])
+        marked.extend(outputs)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With True (the default) an output of a Function with several outputs that got no gradient
+        is given to backward as zeros; with False, as None."""
+        self.__dict__["_materialize_grads"] = bool(value)
+
     def keep_output(self, data: Any, history: History, maker: type[Variable]) -> None:
         """Keep the forward's result for `output`: its array, its History (weakly: no reference
         cycle) and the class that wraps it. `Function.apply` does this (inlined) for a Function that
@@ -209,6 +224,7 @@ class History:
         History(last_fn=Mul, inputs=2, shape=(2,), dtype=float64)
     """
 
+    # `_where` is set only in anomaly mode (where the forward was called)
     __slots__ = ("last_fn", "ctx", "edges", "parents", "shape", "dtype", "backend", "retains_grad", "_owner",
                  "_where", "__weakref__")
     requires_grad = True
@@ -273,6 +289,8 @@ class History:
                     f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
                 )
             grads = grads[:len(inputs)]  # extra trailing Nones are dropped, as PyTorch does
+        if _state.enabled:  # a recorded backward (create_graph): is this one differentiable again?
+            grads = _second_order(self, grads, d_output)
         if not retain_graph:
             ctx.release()
         pairs = []
@@ -410,12 +428,16 @@ class Function:
     forward_into: Any = None
     kernel: Any = None
     complex_grad = False
+    jvp: Any = None  # optional `jvp(ctx, *tangents)`: the forward-mode product, one tangent per input
     _shares_context = False
+    _custom = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # never inherited: a subclass's backward may read its context
         cls._shares_context = cls.__dict__.get("_shares_context", False)
+        # a user's Function (not one of the library's ops): its context may mark outputs non-differentiable
+        cls._custom = cls.__module__.partition(".")[0] != _PACKAGE
 
     @staticmethod
     def forward(ctx: Context, *inputs: Any) -> Any:
@@ -436,7 +458,8 @@ class Function:
             a = inputs[0]
             if isinstance(a, Variable):  # (one tensor: no backends or devices to match)
                 if not (a.requires_grad and _state.enabled):
-                    return a._wrap(cls.forward(_quiet_context(), a), a.backend)
+                    out = cls.forward(_quiet_context(), a)
+                    return a._wrap(out, a.backend) if type(out) is not tuple else _wrap_each(a, out)
                 edges = (a if a.history is None else a.history,)
                 return _record(cls, inputs, _NEEDS[(True,)], edges, edges, a)
         elif len(inputs) == 2:
@@ -444,7 +467,8 @@ class Function:
             if (isinstance(a, Variable) and isinstance(b, Variable) and a.backend is b.backend
                     and not a.backend.multi_device):
                 if not ((a.requires_grad or b.requires_grad) and _state.enabled):
-                    return a._wrap(cls.forward(_quiet_context(), a, b), a.backend)
+                    out = cls.forward(_quiet_context(), a, b)
+                    return a._wrap(out, a.backend) if type(out) is not tuple else _wrap_each(a, out)
                 return record_pair(cls, a, b)
         return _apply(cls, inputs)
 
@@ -489,15 +513,17 @@ def _apply(cls: type[Function], inputs: tuple) -> Any:
     if first is None:
         raise TypeError(f"{cls.__name__}.apply needs at least one Tensor input")
     if not parents or not _state.enabled:
-        return first._wrap(cls.forward(_quiet_context(), *inputs), first.backend)
+        out = cls.forward(_quiet_context(), *inputs)
+        return first._wrap(out, first.backend) if type(out) is not tuple else _wrap_each(first, out)
     pattern = tuple(needs)
     recorded = tuple(edges)
     wanted = recorded if len(parents) == len(recorded) else tuple(parents)  # one tuple when all are parents
     return _record(cls, inputs, _NEEDS.setdefault(pattern, pattern), recorded, wanted, first)
 
 
-def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, like: Any) -> Any:
-    """Run `cls.forward` with grad mode off and give its result a History.
+def _record_plain(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, parents: tuple, like: Any) -> Any:
+    """Run `cls.forward` with grad mode off and give its result a History (what `_record` is, unless
+    anomaly mode has swapped in its own, which calls this one).
 
     `needs` is the shared tuple of which inputs want a gradient (a big graph
     keeps no tuple per op), `edges` the inputs as the graph records them (a
@@ -523,7 +549,13 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
         history._owner = weakref.ref(result)  # (History.inputs gives the tensor back while the user holds it)
     except AttributeError:
+        if type(out) is tuple:
+            return _record_several(cls, ctx, out, edges, parents, like)
         raise TypeError(_not_an_array(cls, "forward", data)) from None
+    if cls._custom and ctx.__dict__ and _marked(ctx, out):  # marked non-differentiable: no history
+        result.requires_grad = False
+        result.history = None
+        return result
     if not cls.complex_grad:  # (an op whose backward is right for complex inputs skips the look)
         _refuse_complex(cls, parents, data.dtype, backend)
     if cls.saves_output:
@@ -531,6 +563,16 @@ def _record(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple, pare
         ctx._history_ref = weakref.ref(history)
         ctx._maker = type(result)
     return result
+
+
+_record: Callable[..., Any] = _record_plain  # (module global: `apply` and `record_pair` look it up per call)
+
+
+def record_with(wrapper: Callable[..., Any] | None) -> None:
+    """Make every recorded op go through `wrapper(_record_plain, cls, inputs, ...)` (None: back to
+    `_record_plain`): anomaly mode's way in, which costs nothing while it is off."""
+    global _record
+    _record = _record_plain if wrapper is None else functools.partial(wrapper, _record_plain)
 
 
 def _refuse_complex(cls: type[Function], parents: tuple, dtype: Any, backend: Any) -> None:
@@ -548,7 +590,7 @@ def _not_an_array(fn: Any, method: str, value: Any) -> str:
     if method == "backward":
         what = "one gradient per input is expected: a Tensor, a backend array or None"
     else:
-        what = "one result is expected: a Tensor or a backend array (a Function has one output)"
+        what = "a Tensor or a backend array is expected (or a tuple of them: one per output)"
     return f"{fn.__name__}.{method} returned a {type(value).__name__} where {what}"
 
 
@@ -566,3 +608,285 @@ def _shared_context(needs: tuple[bool, ...]) -> Context:
 
 
 observation_point(History, "__init__", "node", "made a graph node")
+
+
+# ------------------------------------------------------ Functions with several outputs
+# A Function whose forward returns a tuple gets one graph node for the call (its History's last_fn is
+# `_SeveralOf[F]`, which calls F.backward with one gradient per output) and one node per differentiable
+# output (`_OutputOf[F]`), whose backward hands its gradient to the call's node, for this walk, and
+# passes that node a 0-d placeholder so the walk runs it once all outputs are done (a node runs after
+# every node it feeds). Both classes are named as F, so errors and pictures name the user's Function.
+WALKS = [0]  # how many walks have started: a call's pending gradients belong to one walk
+
+
+class _Pending:
+    """The gradients reaching the outputs of one call in the walk now running."""
+
+    __slots__ = ("function", "metas", "grads", "walk", "last")
+
+    def __init__(self, function: type[Function], metas: list) -> None:
+        self.function = function
+        self.metas = metas  # per output: (shape, dtype, device), or None for a non-array output
+        self.grads: list[Any] = [None] * len(metas)
+        self.walk = -1
+        self.last: list[Any] = []  # the gradients F.backward was last given (jvp's transpose reads them)
+
+
+class _OutputOf(Function):
+    """The node of one output of a Function with several (see above)."""
+
+    _user_function: type[Function]
+    _select = True
+
+    @staticmethod
+    def forward(ctx: Context, *inputs: Any) -> Any:
+        raise RuntimeError("an output node of a Function with several outputs is made by apply, never run")
+
+    @staticmethod
+    def backward(ctx: Context, d: Any) -> Any:
+        pending = ctx.pending
+        if pending.walk != WALKS[0]:
+            pending.grads = [None] * len(pending.metas)
+            pending.walk = WALKS[0]
+        pending.grads[ctx.index] = d
+        backend = d.backend
+        return d._wrap(backend.xp.zeros((), dtype=d.data.dtype, device=backend.device_of(d.data)), backend)
+
+
+class _SeveralOf(Function):
+    """The node of one call of a Function with several outputs (see above)."""
+
+    _user_function: type[Function]
+
+    @classmethod
+    def backward(cls, ctx: Context, token: Any) -> Any:  # type: ignore[override]  # (a classmethod: reads cls)
+        pending: _Pending = ctx._several
+        grads = pending.grads if pending.walk == WALKS[0] else [None] * len(pending.metas)
+        pending.grads, pending.walk = [None] * len(pending.metas), -1
+        if ctx.__dict__.get("_materialize_grads", True):
+            grads = [_zeros_for(token, meta) if g is None and meta is not None else g
+                     for g, meta in zip(grads, pending.metas)]
+        pending.last = grads
+        return cls._user_function.backward(ctx, *grads)
+
+
+_NODE_CLASSES: dict[tuple[type, type], type] = {}
+
+
+def _node_class(kind: type[Function], fn: type[Function]) -> Any:
+    """`kind` (`_OutputOf` or `_SeveralOf`) for the user's Function `fn`, named as `fn`; made once."""
+    made = _NODE_CLASSES.get((kind, fn))
+    if made is None:
+        made = _NODE_CLASSES[kind, fn] = type(fn.__name__, (kind,), {
+            "_user_function": fn, "__qualname__": fn.__qualname__, "__module__": fn.__module__,
+            "complex_grad": fn.complex_grad})
+    return made
+
+
+def _zeros_for(like: Any, meta: tuple) -> Any:
+    shape, dtype, device = meta
+    return like._wrap(like.backend.xp.zeros(shape, dtype=dtype, device=device), like.backend)
+
+
+def _is_array_like(value: Any) -> bool:
+    return isinstance(value, Variable) or (hasattr(value, "shape") and hasattr(value, "dtype"))
+
+
+def _wrap_each(like: Any, out: tuple) -> tuple:
+    """A forward's several results, each array as a Tensor (anything else as it is), unrecorded."""
+    return tuple(like._wrap(o, like.backend) if _is_array_like(o) else o for o in out)
+
+
+def _marked(ctx: Context, out: Any) -> bool:
+    """Whether forward marked `out` (an array or Tensor it returned) non-differentiable."""
+    marks = ctx.__dict__.get("_non_differentiable")
+    if not marks:
+        return False
+    data = out.data if isinstance(out, Variable) else out
+    return any(m is out or m is data or getattr(m, "data", None) is data for m in marks)
+
+
+def _record_several(cls: type[Function], ctx: Context, out: tuple, edges: tuple, parents: tuple, like: Any) -> tuple:
+    """`_record` for a forward that returned a tuple: one node for the call, one per output."""
+    if cls.saves_output:
+        raise TypeError(f"{cls.__name__}: saves_output (ctx.output) is for a Function with one output; "
+                        "save the outputs a backward needs with ctx.save_for_backward")
+    backend = like.backend
+    node = History(_node_class(_SeveralOf, cls), ctx, edges, parents, None, None, backend)
+    metas: list[Any] = []
+    pending = ctx._several = _Pending(cls, metas)
+    output_class = _node_class(_OutputOf, cls)
+    results: list[Any] = []
+    for i, o in enumerate(out):
+        if not _is_array_like(o):
+            metas.append(None)
+            results.append(o)
+            continue
+        t = like._wrap(o, backend)
+        data = t.data
+        metas.append((tuple(data.shape), data.dtype, backend.device_of(data)))
+        if not _marked(ctx, o):
+            if not cls.complex_grad:
+                _refuse_complex(cls, parents, data.dtype, backend)
+            select = Context(True)  # (saves nothing: never released, as a shared context)
+            select.needs_input_grad = _NEEDS[(True,)]
+            select.pending, select.index = pending, i
+            t.requires_grad = True
+            history = t.history = History(output_class, select, (node,), (node,), data.shape, data.dtype, backend)
+            history._owner = weakref.ref(t)
+        results.append(t)
+    return tuple(results)
+
+
+# ------------------------------------------------------ backwards recorded for a second derivative
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a Function's backward as not differentiable again: it runs with grad mode off, and under
+    `create_graph=True` its gradients carry a node that raises, naming the Function, if a second
+    backward reaches it (PyTorch's `torch.autograd.function.once_differentiable`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import Function, once_differentiable
+        >>> class Cube(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x.data ** 3
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return g.data * 3 * x.data ** 2     # raw arrays: fine once
+        >>> x = tl.tensor(2.0, requires_grad=True)
+        >>> (gx,) = tl.autograd.grad(Cube.apply(x), [x], create_graph=True)
+        >>> gx.item()
+        12.0
+        >>> try:
+        ...     gx.backward()
+        ... except RuntimeError as e:
+        ...     print(str(e).split(":")[0])
+        Cube.backward is marked @once_differentiable
+    """
+
+    @functools.wraps(backward)
+    def run_once(*args: Any) -> Any:
+        state = _state
+        previous, state.enabled = state.enabled, False
+        try:
+            return backward(*args)
+        finally:
+            state.enabled = previous
+
+    run_once._once_differentiable = True  # type: ignore[attr-defined]
+    return run_once
+
+
+class _DelayedError(Function):
+    """The node a gradient gets whose backward was not recorded: reaching it raises."""
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Any) -> Any:
+        raise RuntimeError(ctx.message)
+
+
+def _second_order(node: History, grads: tuple, d_output: Any) -> tuple:
+    """`grads` of a backward recorded for a second derivative (create_graph), made differentiable
+    where they are not: through the Function's `jvp` in func.jvp's first pass, else with a node that
+    raises if reached (a backward marked @once_differentiable, or one that returned raw arrays)."""
+    fn = node.last_fn
+    if getattr(fn, "_select", False):
+        return grads
+    user = getattr(fn, "_user_function", fn)
+    if _state.transposing and getattr(user, "jvp", None) is not None:
+        return _transposed(node, user, grads, d_output)
+    once = getattr(user.backward, "_once_differentiable", False)
+    if not once and all(g is None or isinstance(g, Variable) for g in grads):
+        return grads
+    name = getattr(user, "__name__", "a Function")
+    if once:
+        message = (f"{name}.backward is marked @once_differentiable: it cannot be differentiated again (a "
+                   "backward through its gradient, made with create_graph=True, reached it)")
+    else:
+        message = (f"{name}.backward returned arrays, not Tensors, so its gradient cannot be differentiated "
+                   "again: write backward with Tensor ops (then second derivatives work), or mark it "
+                   "@once_differentiable")
+    edges = tuple(node.parents) + ((d_output.graph_node,) if d_output.requires_grad else ())
+    return tuple(None if g is None else _delayed_error(g, d_output, edges, message) for g in grads)
+
+
+def _delayed_error(g: Any, like: Any, edges: tuple, message: str) -> Any:
+    backend = like.backend
+    t = like._wrap(g.data if isinstance(g, Variable) else g, backend)
+    if not edges:
+        return t
+    ctx = Context(True)
+    ctx.needs_input_grad = (True,) * len(edges)
+    ctx.message = message
+    data = t.data
+    t.requires_grad = True
+    t.history = History(_DelayedError, ctx, edges, edges, data.shape, data.dtype, backend)
+    return t
+
+
+class _Transpose(Function):
+    """A Function's backward as a function of its output gradients, whose own backward is the
+    Function's `jvp` (the transpose of a linear map): func.jvp's second pass differentiates it."""
+
+    complex_grad = True
+
+    @staticmethod
+    def forward(ctx: Context, node: History, user: Any, positions: tuple, *cotangents: Any) -> Any:
+        ctx.node, ctx.user, ctx.positions = node, user, positions
+        return tuple(ctx.grads)
+
+    @staticmethod
+    def backward(ctx: Context, *tangents: Any) -> Any:
+        n = len(ctx.node.edges)
+        full: list[Any] = [None] * n
+        for i, t in zip(ctx.positions, tangents):
+            full[i] = t
+        out = ctx.user.jvp(ctx.node.ctx, *full)
+        out = out if isinstance(out, tuple) else (out,)
+        return (None, None, None, *out)
+
+
+def _transposed(node: History, user: Any, grads: tuple, d_output: Any) -> tuple:
+    """`grads` recorded as `_Transpose` of the cotangents (d_output, or a call's several gradients)."""
+    several = getattr(node.last_fn, "_user_function", None) is user
+    cotangents = tuple(node.ctx._several.last) if several else (d_output,)
+    positions = tuple(i for i, g in enumerate(grads) if g is not None)
+    ctx_grads = [grads[i].data if isinstance(grads[i], Variable) else grads[i] for i in positions]
+    made = _transpose_apply(node, user, positions, ctx_grads, cotangents)
+    out: list[Any] = [None] * len(grads)
+    for i, t in zip(positions, made):
+        out[i] = t
+    return tuple(out)
+
+
+def _transpose_apply(node: History, user: Any, positions: tuple, grads: list, cotangents: tuple) -> tuple:
+    """Record `_Transpose` over `cotangents`, its forward giving `grads` (already computed)."""
+    live = [c for c in cotangents if isinstance(c, Variable)]
+    like = live[0]
+    ctx = Context()
+    ctx.grads = grads
+    needs = tuple(c.requires_grad for c in cotangents)
+    ctx.needs_input_grad = (False, False, False, *needs)
+    edges = (node, user, positions, *(c.graph_node if c.requires_grad else c for c in cotangents))
+    parents = tuple(c.graph_node for c in cotangents if c.requires_grad)
+    if not parents:
+        return tuple(like._wrap(g, like.backend) for g in grads)
+    out = _Transpose.forward(ctx, node, user, positions, *cotangents)
+    return _record_several(_Transpose, ctx, out, edges, parents, like)
+
+
+@contextlib.contextmanager
+def transposing_backward() -> Iterator[None]:
+    """The backward run inside is the first pass of a forward-mode product (func.jvp): a Function
+    with its own `jvp` records its backward as the transpose of that jvp, so the second pass needs no
+    second derivative of it."""
+    state = _state
+    previous, state.transposing = state.transposing, True
+    try:
+        yield
+    finally:
+        state.transposing = previous

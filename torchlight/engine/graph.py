@@ -31,11 +31,14 @@ Example:
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.engine.function import History
+from torchlight.engine import anomaly
+from torchlight.engine.function import WALKS, History
+from torchlight.engine.hooks import POST_ACCUMULATE_HOOKS, TENSOR_HOOKS, hooks_of, run_tensor_hooks
 
 _EMIT = object()  # on the sort's stack: "the node below me has had its parents pushed; emit it"
 
@@ -128,6 +131,10 @@ def run_backward(roots: Sequence[Any], derivs: Sequence[Any], *, retain_graph: b
     state.enabled = bool(create_graph)
     state.retain_graph = bool(retain_graph)
     try:
+        if anomaly.ENABLED[0] and anomaly.ENABLED[1]:
+            with warnings.catch_warnings():  # (the check names the op that went NaN: NumPy's warning cannot)
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return _walk(roots, derivs, retain_graph, capture, create_graph)
         return _walk(roots, derivs, retain_graph, capture, create_graph)
     finally:
         state.enabled, state.retain_graph = previous, previous_retain
@@ -137,6 +144,7 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
           capture: Iterable[Any] | None, create_graph: bool = False) -> list[Any] | None:
     # Nodes (Histories, leaf Tensors, Values) hash by identity: they key the dicts
     # themselves, with no id() call per edge.
+    WALKS[0] += 1  # (a Function with several outputs keeps its pending gradients per walk)
     grads: dict[Any, Any] = {}
     seed_ids = set()  # ids only: a seed is dropped, like any gradient, once passed on
     nodes = []
@@ -161,6 +169,8 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
     commit_nodes: list[Any] = []
     commit_grads: list[Any] = []
     pop, get = grads.pop, grads.get
+    hooked = TENSOR_HOOKS or None  # (a walk without hooks anywhere looks nothing up)
+    watch = anomaly.ENABLED[0]  # anomaly mode: every gradient is checked as it is made
     while order:
         node = order.pop()  # popped, not iterated: a finished node can be freed mid-walk
         d = pop(node, None)
@@ -168,6 +178,8 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
             continue
         if owned:
             owned.discard(d)  # passed on from here: no longer the engine's alone
+        if hooked is not None and id(node) in hooked:
+            d = run_tensor_hooks(node, d)
         leaf = node.is_leaf
         if captured is not None:
             if node in captured:
@@ -177,7 +189,10 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
             commit_grads.append(d)
         if leaf or feeding is not None and node not in feeding:
             continue
-        for parent, d_parent in node.chain_rule(d, retain_graph):
+        pairs = node.chain_rule(d, retain_graph)
+        if watch:
+            anomaly.check_gradients(node, pairs)
+        for parent, d_parent in pairs:
             if feeding is None or parent in feeding or parent in captured:
                 total = get(parent)  # _add inlined: this runs once per edge
                 if total is None:
@@ -203,6 +218,15 @@ def _commit(nodes: list[Any], grads: list[Any], seed_ids: set[int]) -> None:
     array (one already handed out, or a seed) is committed as `shared`, and
     the node copies it. Scalar gradients (plain floats) have no array.
     """
+    _accumulate(nodes, grads, seed_ids)
+    if POST_ACCUMULATE_HOOKS:  # each leaf's hooks, once every .grad of this backward is in
+        for node in nodes:
+            for fn in hooks_of(POST_ACCUMULATE_HOOKS, node):
+                fn(node)
+
+
+def _accumulate(nodes: list[Any], grads: list[Any], seed_ids: set[int]) -> None:
+    """`_commit`'s accumulation: each gradient into its node's `.grad`."""
     handed = set(seed_ids)
     for node, d in zip(nodes, grads):
         if isinstance(d, float):  # a Value's gradient (and no getattr miss, which is slow)
