@@ -255,7 +255,7 @@ class Module:
             raise TypeError(f"{op}: the hook must be callable, not {type(hook).__name__}")
         table = self._hook_table(name, op)
         extras = [self._hook_table(option, op) for option in options]
-        handle = RemovableHandle(table, extra_dict=[*extras, self._hook_ids])
+        handle = RemovableHandle(table, *extras, self._hook_ids)
         table[handle.id] = hook
         if prepend:
             table.move_to_end(handle.id, last=False)
@@ -558,7 +558,7 @@ class Module:
 def _add_global_hook(table: OrderedDict, hook: Any, op: str, options: tuple[OrderedDict, ...] = ()) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"{op}: the hook must be callable, not {type(hook).__name__}")
-    handle = RemovableHandle(table, extra_dict=[*options, _global_hook_ids])
+    handle = RemovableHandle(table, *options, _global_hook_ids)
     table[handle.id] = hook
     _global_hook_ids[handle.id] = True
     return handle
