@@ -14,10 +14,6 @@ import numpy as np
 import pytest
 
 import torchlight as tl
-from torchlight.engine import Context
-
-several_outputs = pytest.mark.skipif(not hasattr(Context, "set_materialize_grads"),
-                                     reason="a module of several inputs needs Functions with several outputs")
 
 
 def torch_or_skip():
@@ -106,7 +102,6 @@ def two_input_scenario(lib, make, replace=False):
     return log
 
 
-@several_outputs
 def test_a_two_input_module_gets_pytorchs_grad_input_zeros_and_nones_included():
     logs = {name: two_input_scenario(*lib) for name, lib in libraries().items()}
     assert logs["torchlight"] == logs["torch"]
@@ -115,7 +110,6 @@ def test_a_two_input_module_gets_pytorchs_grad_input_zeros_and_nones_included():
     assert grad_output[1] is None  # an output that got no gradient
 
 
-@several_outputs
 def test_a_replaced_grad_input_flows_on_to_the_inputs_as_in_pytorch():
     logs = {name: two_input_scenario(*lib, replace=True) for name, lib in libraries().items()}
     assert logs["torchlight"] == logs["torch"]

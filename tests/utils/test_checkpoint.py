@@ -10,11 +10,7 @@ import numpy as np
 import pytest
 
 import torchlight as tl
-from torchlight.engine import Context
 from torchlight.utils.checkpoint import checkpoint, checkpoint_sequential
-
-several_outputs = pytest.mark.skipif(not hasattr(Context, "set_materialize_grads"),
-                                     reason="a tuple of results needs Functions with several outputs")
 
 
 def mlp(width=4, dropout=0.0):
@@ -249,7 +245,6 @@ def test_after_backward_the_graph_no_longer_holds_the_saved_inputs():
     assert kept() is None  # (while `loss` and its graph are still alive)
 
 
-@several_outputs
 def test_a_function_with_several_results_gets_each_ones_gradient_none_for_an_unused_one():
     tl.manual_seed(0)
     w = tl.randn(3, requires_grad=True)
