@@ -217,3 +217,50 @@ def test_a_function_returning_a_non_tensor_is_a_type_error():
         func.vmap(lambda a: (a, "no"))(np.zeros(3))
     with pytest.raises(TypeError, match="output is a float"):
         func.vmap(lambda a: 1.0)(np.zeros(3))
+
+
+def test_randomness_error_different_and_same():
+    x = np.zeros((4, 3))
+    noisy = lambda v: v + tl.randn(3)  # noqa: E731
+    with pytest.raises(RuntimeError, match="drew random numbers, with randomness='error'"):
+        func.vmap(noisy)(x)
+    different = func.vmap(noisy, randomness="different")(x)
+    assert len({tuple(row) for row in different.round(12)}) == 4
+    same = func.vmap(noisy, randomness="same")(x)
+    assert len({tuple(row) for row in same.round(12)}) == 1
+    looped_same = func.vmap(lambda v: v + tl.randn(3) * float(v.sum().item()) + tl.randn(3), randomness="same")(x)
+    assert len({tuple(row) for row in looped_same.round(12)}) == 1  # (.item(): the loop, streams put back)
+    tl.manual_seed(1)
+    a = func.vmap(noisy, randomness="different")(x)
+    tl.manual_seed(1)
+    b = np.stack([row + tl.randn(3).numpy() for row in x])
+    np.testing.assert_array_equal(a, b)  # a draw per sample, as a plain loop draws them
+    with pytest.raises(ValueError, match="randomness must be"):
+        func.vmap(noisy, randomness="sometimes")
+
+
+W3 = RNG.standard_normal((3, 3))
+
+
+def tanh_energy(v):
+    return ((tl.tensor(W3) @ v).tanh() ** 2).sum()
+
+
+def test_transforms_compose_with_vmap_natively():
+    x, xx, w0 = RNG.standard_normal((4, 3)), RNG.standard_normal((2, 4, 3)), RNG.standard_normal(3)
+    second = lambda v: func.grad(lambda u: func.grad(tanh_energy)(u).sum())(v)  # noqa: E731
+    np.testing.assert_allclose(native(second)(x), np.stack([second(v) for v in x]), rtol=1e-12)
+    np.testing.assert_allclose(native(native(func.grad(tanh_energy)))(xx),
+                               np.stack([[func.grad(tanh_energy)(v) for v in row] for row in xx]), rtol=1e-12)
+    closure = native(lambda v: func.grad(lambda w: (w * v).sum() ** 2)(tl.tensor(w0)))(x)
+    np.testing.assert_allclose(closure, np.stack([2 * (w0 * v).sum() * v for v in x]), rtol=1e-12)
+    (value, aux), g = native(func.value_and_grad(lambda v: (tanh_energy(v), v * 2), has_aux=True))(x)
+    assert value.shape == (4,) and aux.shape == (4, 3)
+    np.testing.assert_allclose(g, np.stack([func.grad(tanh_energy)(v) for v in x]), rtol=1e-12)
+
+
+def test_derivatives_of_a_vmapped_function():
+    x, w0 = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    g = func.grad(lambda w: native(lambda v: (w * v).sum() ** 2)(tl.tensor(x)).sum())(w0)
+    np.testing.assert_allclose(g, sum(2 * (w0 * v).sum() * v for v in x), rtol=1e-12)
+    np.testing.assert_allclose(func.jacobian(lambda w: native(lambda v: (w * v).sum())(tl.tensor(x)))(w0), x)

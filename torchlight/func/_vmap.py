@@ -27,6 +27,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from torchlight import backends
 from torchlight.creation import _is_array
 from torchlight.creation import tensor as make_tensor
 from torchlight.func import _batching
@@ -125,14 +126,14 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
         as_arrays = not any(isinstance(leaf, Tensor) for _, leaf in leaves)
         values, size = _batched_leaves(leaves, dims)
         if chunk_size is None or chunk_size >= size:
-            out = _run(func, spec, values, dims, size, kwargs, out_dims)
+            out = _run(func, spec, values, dims, size, kwargs, out_dims, randomness)
         else:
             parts = []
             for start in range(0, size, chunk_size):
                 stop = min(start + chunk_size, size)
                 chunk = [v if d is None else v[(slice(None),) * d + (slice(start, stop),)]
                          for v, d in zip(values, dims)]
-                parts.append(_run(func, spec, chunk, dims, stop - start, kwargs, out_dims))
+                parts.append(_run(func, spec, chunk, dims, stop - start, kwargs, out_dims, randomness))
             out = _join(parts, out_dims)
         return _export(out, as_arrays)
 
@@ -171,8 +172,16 @@ def _batched_leaves(leaves: list[tuple[str, Any]], dims: list[Any]) -> tuple[lis
 
 
 def _run(func: Callable, spec: Any, values: list[Any], dims: list[Any], size: int, kwargs: dict,
-         out_dims: Any) -> Any:
-    """`func` over the batch: natively if it can, else once per sample."""
+         out_dims: Any, randomness: str) -> Any:
+    """`func` over the batch: natively if it can, else once per sample.
+
+    Random draws are seen by the backends' random streams moving: with
+    randomness='error' they raise (as torch.func.vmap); 'different' needs a
+    draw per sample, so a batched call that drew is redone as the loop
+    (from the same stream position); 'same' keeps the batched call's one
+    draw for all, and in the loop puts the stream back before each sample.
+    """
+    states = _random_states()
     level = Level(size)
     wrapped = [v if d is None else BatchedTensor(v.movedim(d, 0) if d % v.ndim else v, level)
                for v, d in zip(values, dims)]
@@ -189,9 +198,46 @@ def _run(func: Callable, spec: Any, values: list[Any], dims: list[Any], size: in
         result = _FAILED  # (a rule's gap surfacing as another error: the loop shows the function's own)
     finally:
         _batching.pop(level)
+    if result is not _FAILED and _drew(states):
+        if randomness == "error":
+            raise RuntimeError(_RANDOM_ERROR)
+        if randomness == "different":
+            _restore(states)
+            result = _FAILED
     if result is _FAILED:
-        return _loop(func, spec, values, dims, size, kwargs, out_dims)
+        out = _loop(func, spec, values, dims, size, kwargs, out_dims, states if randomness == "same" else None)
+        if randomness == "error" and _drew(states):
+            raise RuntimeError(_RANDOM_ERROR)
+        return out
     return _outputs_of_batch(result, level, out_dims)
+
+
+_RANDOM_ERROR = ("vmap: the function drew random numbers, with randomness='error' (the default, as torch.func.vmap); "
+                 "pass randomness='different' (a draw per sample) or 'same' (one draw for all)")
+
+
+def _random_states() -> list[tuple[Any, Any]]:
+    return [(b, b.random_state()) for b in backends.instances()]
+
+
+def _drew(states: list[tuple[Any, Any]]) -> bool:
+    """Whether a backend's random stream moved since `states` (or one was made)."""
+    if len(backends.instances()) != len(states):
+        return True
+    for backend, before in states:
+        now = backend.random_state()
+        try:
+            if not bool(now == before):
+                return True
+        except Exception:  # (a state without a comparison: moved unless it is the same object)
+            if now is not before:
+                return True
+    return False
+
+
+def _restore(states: list[tuple[Any, Any]]) -> None:
+    for backend, state in states:
+        backend.set_random_state(state)
 
 
 def _outputs_of_batch(result: Any, level: Level, out_dims: Any) -> Any:
@@ -221,10 +267,13 @@ def _check_output(path: str, leaf: Any) -> None:
 
 
 def _loop(func: Callable, spec: Any, values: list[Any], dims: list[Any], size: int, kwargs: dict,
-          out_dims: Any) -> Any:
-    """`func` once per sample, the results stacked along their out_dims."""
+          out_dims: Any, same_draws: list[tuple[Any, Any]] | None = None) -> Any:
+    """`func` once per sample, the results stacked along their out_dims (the random streams put back to
+    `same_draws` before each sample, when given)."""
     results = []
     for b in range(size):
+        if same_draws is not None:
+            _restore(same_draws)
         sample = [v if d is None else v[(slice(None),) * (d % v.ndim) + (b,)] for v, d in zip(values, dims)]
         results.append(func(*tree_unflatten(sample, spec), **kwargs))
     first_leaves, first_spec = tree_flatten(results[0])
