@@ -1,39 +1,19 @@
-"""`torchlight.func`: derivatives as functions, on plain arrays or on Tensors.
+"""The derivative transforms of `torchlight.func` (see the package's docstring and docs/func.md).
 
-`grad`, `value_and_grad`, `vjp`, `jvp`, `jacobian`, `hessian` and `hvp`
-take a function `f` written with Tensor ops and give back functions (or
-values) that compute its derivatives, in the style of JAX and `torch.func`.
-
-- Arrays in, arrays out: call a transformed function with arrays of any
-  supported library (NumPy, CuPy, array_api_strict, ...) or Python numbers,
-  and the results are arrays of the same library, device and dtype. Call it
-  with Tensors and the results are Tensors. `f` always receives Tensors
-  (array arguments are wrapped without a copy, as constants when they are
-  not differentiated).
-- Nesting: `grad(grad(f))`, `jacobian(grad(f))`, `hessian(f)` work. A
-  transform whose `f` depends on a Tensor of an enclosing differentiable
-  computation (its argument, or a closure over a Tensor that requires
-  grad) builds its derivatives with `create_graph=True` and returns Tensors
-  that keep that dependence, even when it was given arrays: derivatives of
-  derivatives are ordinary reverse mode, one graph on top of another.
-- Each differentiated argument enters `f` as a new node of the graph, so a
-  closure that uses the same Tensor is held fixed (no perturbation
-  confusion): `grad(lambda y: x * y)(x)` is `x`, not `2 x`.
-- There is no forward mode: `jvp` is the double-vjp construction and
-  `hvp` is reverse-over-reverse (it returns H^T v, which is H v for any
-  twice continuously differentiable f).
+Each transform runs `f` once through a `_Trace`: the leaves of the
+differentiated arguments (pytrees) enter as new nodes of the graph, the
+results are flattened, and the derivatives come from `autograd.grad`
+passes over that one graph: reverse mode directly (`grad`, `vjp`,
+`jacobian`), forward mode by the double-vjp construction (`jvp`, `jacfwd`,
+`linearize`, sharing `_first_backward`), second order by reverse over
+reverse (`hvp`, `hessian`).
 
 Example:
     >>> import numpy as np
-    >>> from torchlight import func
-    >>> f = lambda x: (x ** 3).sum()
-    >>> func.grad(f)(np.array([1.0, 2.0]))
-    array([ 3., 12.])
-    >>> func.hessian(f)(np.array([1.0, 2.0]))
-    array([[ 6.,  0.],
-           [ 0., 12.]])
-    >>> float(func.grad(func.grad(func.grad(lambda x: x ** 4)))(2.0))
-    48.0
+    >>> from torchlight.func import _transforms
+    >>> _transforms.jacfwd(lambda x: x.exp())(np.zeros(2))
+    array([[1., 0.],
+           [0., 1.]])
 """
 
 from __future__ import annotations
