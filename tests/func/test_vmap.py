@@ -60,6 +60,22 @@ CASES = [  # (name, f, argument shapes, in_dims)
     ("transpose, movedim, squeeze", lambda x: x.transpose(0, 1).movedim(0, -1).unsqueeze(1).squeeze(),
      [(5, 3, 4)], 0),
     ("where", lambda x: x.where(x > 0, 0.5 * x), [(5, 3)], 0),
+    ("tl.where and comparisons", lambda x, y: tl.where((x > y) | (x < -1), x, y), [(5, 3), (3,)], (0, None)),
+    ("reductions of a 0-d sample", lambda x: x.sum() + x.max() + x.mean(dim=None, keepdim=True), [(5,)], 0),
+    ("prod, min, std over tuples", lambda x: x.prod((0, 2)) + x.min(dim=(-1, 0)) + x.std(dim=(0, 1)), [(5, 2, 3, 3)],
+     0),
+    ("any, all, argmin over everything", lambda x: (x > 0).any(1) + (x > -3).all() + x.argmin(), [(5, 3, 4)], 0),
+    ("norm, cumsum, log_softmax", lambda x: x.norm(dim=1, keepdim=True) + x.cumsum(0) + x.log_softmax(0),
+     [(5, 3, 4)], 0),
+    ("split, chunk, unbind, flip", lambda x: x.split(2, 1)[0] + x.chunk(2, 1)[1] + x.unbind(1)[1][:, None]
+     + x.flip(0, 1)[:, :2],
+     [(5, 3, 4)], 0),
+    ("a sample's element and negative dims", lambda x: x[-1, ..., None].squeeze(-1) * x.sum(-2)[0], [(5, 3, 4)], 0),
+    ("an unbatched boolean mask", lambda x: x[np.array([True, False, True])], [(5, 3, 4)], 0),
+    ("a Tensor index and a list index", lambda x: x[tl.tensor(np.array([1, 1]))] + x[[0, 2]], [(5, 3)], 0),
+    ("mT and matrix stacks", lambda x, y: x.mT @ y, [(5, 2, 3, 4), (5, 2, 3, 2)], 0),
+    ("pow and reflected ops", lambda x: 2.0 ** x + 1.0 / (1.0 + x * x) - abs(x) % 0.5, [(5, 3)], 0),
+    ("array API functions", lambda x: tl.array_api.sum(tl.array_api.exp(x), axis=-1), [(5, 3, 4)], 0),
 ]
 
 
@@ -74,6 +90,19 @@ def test_each_rule_batches_natively_and_agrees_with_a_loop(name, f, shapes, in_d
 def test_a_batched_index_per_sample():
     x, idx = RNG.standard_normal((5, 4)), np.array([3, 0, 1, 1, 2])
     np.testing.assert_array_equal(native(lambda row, i: row[i])(x, idx), x[np.arange(5), idx])
+    many = RNG.integers(0, 4, (5, 2, 3))
+    np.testing.assert_array_equal(native(lambda row, i: row[i])(x, many), np.stack([x[b][many[b]] for b in range(5)]))
+    table, rows = RNG.standard_normal((5, 4, 3)), np.array([[0, 1], [2, 2], [3, 0], [1, 1], [0, 0]])
+    got = native(lambda t, r: t[r, 1:])(table, rows)
+    np.testing.assert_array_equal(got, np.stack([table[b][rows[b], 1:] for b in range(5)]))
+
+
+def test_a_batched_mask_runs_as_the_loop():
+    x = RNG.standard_normal((4, 3))
+    got = func.vmap(lambda row: row[row > 0].sum())(x)
+    np.testing.assert_allclose(got, np.where(x > 0, x, 0).sum(1))
+    with pytest.raises(RuntimeError, match="batched boolean mask"):
+        native(lambda row: row[row > 0].sum())(x)
 
 
 def test_an_op_without_a_rule_falls_back_to_the_loop_and_is_right():

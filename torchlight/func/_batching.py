@@ -414,6 +414,8 @@ def getitem(x: BatchedTensor, key: Any) -> BatchedTensor:
     if advanced[0] != 0:
         raise Unbatchable("a batched index after other indices")
     xp = x.backend.xp
+    if any(xp.isdtype(key[i].dtype, "bool") for i in batched):
+        raise Unbatchable("a batched boolean mask (each sample's result has its own size)")
     rank = max(_ndim(key[i]) for i in advanced)
     batch = Tensor._wrap(xp.reshape(xp.arange(level.size, device=x._device), (level.size,) + (1,) * rank),
                          x.backend)
