@@ -120,3 +120,14 @@ def test_a_tangent_of_another_structure_is_a_value_error():
         func.jvp(lambda p: p["a"], ({"a": np.ones(2)},), ({"b": np.ones(2)},))
     with pytest.raises(ValueError, match=r"jvp: tangent 0\['a'\] has shape \(3,\)"):
         func.jvp(lambda p: p["a"], ({"a": np.ones(2)},), ({"a": np.ones(3)},))
+
+
+def test_hessian_of_a_dict_agrees_with_torch_func():
+    torch = pytest.importorskip("torch", reason="torch.func is the reference")
+    f = lambda p: (p["a"] ** 2 * p["b"].sin()).sum()  # noqa: E731
+    p = {"a": RNG.standard_normal(2), "b": RNG.standard_normal(2)}
+    H = func.hessian(f)(p)
+    expect = torch.func.hessian(f)({k: torch.tensor(v) for k, v in p.items()})
+    for k in p:
+        for j in p:
+            np.testing.assert_allclose(H[k][j], expect[k][j].numpy(), rtol=1e-12, atol=1e-14)

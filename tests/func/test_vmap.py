@@ -293,3 +293,11 @@ def test_derivatives_of_a_vmapped_function():
     g = func.grad(lambda w: native(lambda v: (w * v).sum() ** 2)(tl.tensor(x)).sum())(w0)
     np.testing.assert_allclose(g, sum(2 * (w0 * v).sum() * v for v in x), rtol=1e-12)
     np.testing.assert_allclose(func.jacobian(lambda w: native(lambda v: (w * v).sum())(tl.tensor(x)))(w0), x)
+
+
+def test_grad_of_per_sample_gradients():
+    xs, w0 = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    loss = lambda w, x: (w * x).sum().tanh() ** 2  # noqa: E731
+    batched = lambda w: (native(func.grad(loss), in_dims=(None, 0))(w, tl.tensor(xs)) ** 2).sum()  # noqa: E731
+    looped = lambda w: sum((func.grad(loss)(w, tl.tensor(x)) ** 2).sum() for x in xs)  # noqa: E731
+    np.testing.assert_allclose(func.grad(batched)(w0), func.grad(looped)(w0), rtol=1e-10, atol=1e-12)
