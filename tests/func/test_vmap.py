@@ -301,3 +301,17 @@ def test_grad_of_per_sample_gradients():
     batched = lambda w: (native(func.grad(loss), in_dims=(None, 0))(w, tl.tensor(xs)) ** 2).sum()  # noqa: E731
     looped = lambda w: sum((func.grad(loss)(w, tl.tensor(x)) ** 2).sum() for x in xs)  # noqa: E731
     np.testing.assert_allclose(func.grad(batched)(w0), func.grad(looped)(w0), rtol=1e-10, atol=1e-12)
+
+
+def test_per_sample_gradients_on_each_backend(backend):
+    params, x, y = mlp_data(4)
+    on = lambda a: backend.asarray(a)  # noqa: E731
+    got = native(func.grad(mlp_loss), in_dims=(None, 0, 0))([(on(W), on(b)) for W, b in params], on(x), on(y))
+    expect = native(func.grad(mlp_loss), in_dims=(None, 0, 0))(params, x, y)
+    for (a, b), (c, d) in zip(got, expect):
+        assert tl.backends.of(a) is backend
+        np.testing.assert_allclose(backend.to_numpy(a), c, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(backend.to_numpy(b), d, rtol=1e-12, atol=1e-12)
+    idx = on(np.array([2, 0, 1, 1]))
+    picked = native(lambda row, i: row[i] + row[1:].sum())(on(x), idx)
+    np.testing.assert_allclose(backend.to_numpy(picked), x[np.arange(4), [2, 0, 1, 1]] + x[:, 1:].sum(1))
