@@ -315,3 +315,16 @@ def test_per_sample_gradients_on_each_backend(backend):
     idx = on(np.array([2, 0, 1, 1]))
     picked = native(lambda row, i: row[i] + row[1:].sum())(on(x), idx)
     np.testing.assert_allclose(backend.to_numpy(picked), x[np.arange(4), [2, 0, 1, 1]] + x[:, 1:].sum(1))
+
+
+def test_bad_in_dims_and_out_dims():
+    with pytest.raises(ValueError, match=r"in_dims\[0\] is 'x'; each entry must be an int or None"):
+        func.vmap(lambda a: a, in_dims=("x",))
+    with pytest.raises(ValueError, match=r"in_dims \{'a': 0\} does not match the structure of the value at \[0\]"):
+        func.vmap(lambda d: d["b"], in_dims=({"a": 0},))({"b": np.zeros(3)})
+    with pytest.raises(ValueError, match=r"out_dim=2 for output of 1 dimension\(s\) is out of range"):
+        func.vmap(lambda a: a, out_dims=2)(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="out_dims is None for output, but it depends on the batch"):
+        func.vmap(lambda a: a * 2, out_dims=None)(np.zeros(3))
+    with pytest.raises(ValueError, match="chunk_size must be None or a positive int"):
+        func.vmap(lambda a: a, chunk_size=0)

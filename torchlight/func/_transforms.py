@@ -136,9 +136,11 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 def jvp(f: Callable, primals: Any, tangents: Any, *, has_aux: bool = False) -> tuple:
     """`(f(*primals), J @ tangents)`: the Jacobian-vector product, by double vjp.
 
-    `primals` and `tangents` are tuples (or one array/Tensor each). The
-    product is d/du <vjp(u), tangents>: the vjp is linear in the cotangent
-    `u`, so one more reverse pass through it gives J @ tangents. It costs
+    `primals` and `tangents` are tuples with one entry per primal, each
+    an array, a Tensor or a pytree of them (or one such entry each, not in
+    a tuple), the tangents shaped like the primals. The product is
+    d/du <vjp(u), tangents>: the vjp is linear in the cotangent `u`, so one
+    more reverse pass through it gives J @ tangents. It costs
     about three passes of `f`. With `has_aux`, returns `(value, jvp, aux)`.
 
     Example:
@@ -359,7 +361,8 @@ def hvp(f: Callable, primals: Any, tangents: Any) -> tuple:
     Reverse-over-reverse: the gradient is built with `create_graph=True`,
     then one more reverse pass of `<gradient, tangents>` gives H^T v = H v.
     About three passes of `f`. `primals` and `tangents` are tuples (the
-    product is then a tuple, one entry per primal) or one array/Tensor each.
+    product is then a tuple, one entry per primal) or one array, Tensor or
+    pytree each.
 
     Example:
         >>> import numpy as np
