@@ -112,3 +112,29 @@ def test_unknown_and_missing_keys_are_named():
         func.functional_call(model, [{"scale": np.ones(2)}, {"scale": np.ones(2)}], (tl.tensor(np.ones(3)),))
     with pytest.raises(TypeError, match="the value for 'scale' is a str"):
         func.functional_call(model, {"scale": "big"}, (tl.tensor(np.ones(3)),))
+
+
+class Affine(nn.Module):
+    """x @ W.T + b written with Tensor ops (nn.Linear's fused op has no batching rule: vmap loops over it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(tl.tensor(RNG.standard_normal((2, 4))))
+        self.bias = nn.Parameter(tl.tensor(np.zeros(2)))
+
+    def forward(self, x):
+        return (x @ self.weight.T + self.bias).tanh()
+
+
+def test_per_sample_gradients_through_functional_call_batch_natively():
+    model = Affine()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = RNG.standard_normal((5, 4))
+    loss = lambda p, xi: (func.functional_call(model, p, (xi,)) ** 2).sum()  # noqa: E731
+    with func.vmap_fallback(False):
+        per_sample = func.vmap(func.grad(loss), in_dims=(None, 0))(params, tl.tensor(x))
+    for i in range(5):
+        one = func.grad(loss)(params, tl.tensor(x[i]))
+        for k in params:
+            np.testing.assert_allclose(per_sample[k].numpy()[i], one[k].numpy(), rtol=1e-12)
+    assert isinstance(model.weight, nn.Parameter)
