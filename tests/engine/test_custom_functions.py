@@ -294,3 +294,13 @@ def test_saves_output_with_several_outputs_is_refused():
 
     with pytest.raises(TypeError, match="saves_output"):
         Both.apply(tl.tensor([1.0], requires_grad=True))
+
+
+def test_jacfwd_and_linearize_use_a_functions_own_jvp():
+    Cube.jvps = 0
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(func.jacfwd(Cube.apply)(x), np.diag(3.0 * x ** 2))
+    assert Cube.jvps >= 1
+    out, jvp_fn = func.linearize(Cube.apply, x)
+    np.testing.assert_allclose(out, x ** 3)
+    np.testing.assert_allclose(jvp_fn(np.array([1.0, -1.0])), [3.0, -12.0])

@@ -15,6 +15,7 @@ import torchlight as tl
 from torchlight import func
 from torchlight.autograd import functions as F
 from torchlight.autograd import gradcheck, gradgradcheck
+from torchlight.func import _transforms
 
 EPS = 1e-6
 
@@ -183,9 +184,9 @@ def test_a_tall_jacobian_goes_by_columns_and_agrees_with_rows(backend):
     t = np.tanh(A @ x0)
     closed = (1 - t ** 2)[:, None] * A * x0[0] + np.outer(t, [1.0, 0.0])
     np.testing.assert_allclose(host(func.jacobian(f)(arr(backend, x0))), closed, rtol=1e-12, atol=1e-14)
-    trace = func._Trace("jacobian", f, (arr(backend, x0),), (0,), False)
-    (rows,) = func._jacobian_blocks(trace, trace.outputs[0], by="rows")
-    (columns,) = func._jacobian_blocks(trace, trace.outputs[0], by="columns")
+    trace = _transforms._Trace("jacobian", f, (arr(backend, x0),), (0,), False)
+    (rows,) = _transforms._jacobian_blocks(trace, trace.outputs[0], by="rows")
+    (columns,) = _transforms._jacobian_blocks(trace, trace.outputs[0], by="columns")
     np.testing.assert_allclose(host(columns), host(rows), rtol=1e-12, atol=1e-14)
     # second derivatives through the columns: d2 f_i / dx_j dx_k
     T = host(func.jacobian(func.jacobian(f))(arr(backend, x0)))

@@ -32,6 +32,7 @@ from torchlight.backends.checks import check_same_backend
 from torchlight.engine.observe import observation_point
 from torchlight.engine.variable import Variable
 
+_weak = weakref.ref  # (one global lookup per recorded op, not two)
 _PACKAGE = __name__.partition(".")[0]  # this library's top package: its own Functions are not a user's
 
 _state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
@@ -237,6 +238,8 @@ class History:
         if parents is None:  # built by hand (or by the scalar engine): the inputs as the seed pages give them
             inputs = tuple(getattr(a, "graph_node", a) if isinstance(a, Variable) else a for a in inputs)
             parents = tuple(a for a in inputs if isinstance(a, (Variable, History)) and a.requires_grad)
+            if ctx is not None and not ctx.needs_input_grad:  # a fresh Context: every input that can, wants one
+                ctx.needs_input_grad = tuple(isinstance(a, (Variable, History)) and a.requires_grad for a in inputs)
         self.edges = inputs
         self.parents = parents
         self.shape = shape
@@ -278,8 +281,6 @@ class History:
         ctx, fn, inputs = self.ctx, self.last_fn, self.edges
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
-        if not ctx.needs_input_grad:  # a hand-built Context: every input that can take a gradient wants one
-            ctx.needs_input_grad = tuple(isinstance(a, (Variable, History)) and a.requires_grad for a in inputs)
         grads = fn.backward(ctx, d_output)
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
@@ -289,8 +290,6 @@ class History:
                     f"{fn.__name__}.backward returned {len(grads)} gradient(s) for {len(inputs)} input(s)"
                 )
             grads = grads[:len(inputs)]  # extra trailing Nones are dropped, as PyTorch does
-        if _state.enabled:  # a recorded backward (create_graph): is this one differentiable again?
-            grads = _second_order(self, grads, d_output)
         if not retain_graph:
             ctx.release()
         pairs = []
@@ -298,7 +297,7 @@ class History:
             if not need or g is None:
                 continue
             if type(g) is not type(d_output):  # (the usual case, a Tensor, costs one comparison)
-                g = d_output._wrap(g, inp.backend)
+                g = d_output._wrap(g, inp.backend) if not _state.enabled else _raw_gradient(self, g, d_output)
             data = g.data
             ref = inp if type(inp) is History else inp.data  # a leaf's array: no property call per edge
             try:
@@ -547,7 +546,7 @@ def _record_plain(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple
     result.requires_grad = True
     try:
         history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
-        history._owner = weakref.ref(result)  # (History.inputs gives the tensor back while the user holds it)
+        history._owner = _weak(result)  # (History.inputs gives the tensor back while the user holds it)
     except AttributeError:
         if type(out) is tuple:
             return _record_several(cls, ctx, out, edges, parents, like)
@@ -789,29 +788,43 @@ class _DelayedError(Function):
         raise RuntimeError(ctx.message)
 
 
-def _second_order(node: History, grads: tuple, d_output: Any) -> tuple:
-    """`grads` of a backward recorded for a second derivative (create_graph), made differentiable
-    where they are not: through the Function's `jvp` in func.jvp's first pass, else with a node that
-    raises if reached (a backward marked @once_differentiable, or one that returned raw arrays)."""
+def second_order_pairs(node: History, pairs: list, d_output: Any) -> list:
+    """`node`'s (input, gradient) pairs in a backward recorded for a second derivative (create_graph),
+    made differentiable where they are not: through the Function's `jvp` in func.jvp's first pass,
+    else, for a backward marked @once_differentiable, with a node that raises if a backward reaches
+    it. (The walk calls this only with create_graph; a backward that returned raw arrays is caught
+    where they are wrapped, in `chain_rule`.)"""
     fn = node.last_fn
     if getattr(fn, "_select", False):
-        return grads
+        return pairs
     user = getattr(fn, "_user_function", fn)
     if _state.transposing and getattr(user, "jvp", None) is not None:
-        return _transposed(node, user, grads, d_output)
-    once = getattr(user.backward, "_once_differentiable", False)
-    if not once and all(g is None or isinstance(g, Variable) for g in grads):
-        return grads
+        return _transposed(node, user, pairs, d_output)
+    if not getattr(user.backward, "_once_differentiable", False):
+        return pairs
     name = getattr(user, "__name__", "a Function")
-    if once:
-        message = (f"{name}.backward is marked @once_differentiable: it cannot be differentiated again (a "
-                   "backward through its gradient, made with create_graph=True, reached it)")
-    else:
-        message = (f"{name}.backward returned arrays, not Tensors, so its gradient cannot be differentiated "
-                   "again: write backward with Tensor ops (then second derivatives work), or mark it "
-                   "@once_differentiable")
-    edges = tuple(node.parents) + ((d_output.graph_node,) if d_output.requires_grad else ())
-    return tuple(None if g is None else _delayed_error(g, d_output, edges, message) for g in grads)
+    message = (f"{name}.backward is marked @once_differentiable: it cannot be differentiated again (a "
+               "backward through its gradient, made with create_graph=True, reached it)")
+    edges = _error_edges(node, d_output)
+    return [(inp, _delayed_error(g, d_output, edges, message)) for inp, g in pairs]
+
+
+def _raw_gradient(node: History, g: Any, d_output: Any) -> Any:
+    """A gradient a backward returned as something other than d_output's class, recorded
+    (create_graph): another Variable as a plain one, a raw array with a node that raises if reached."""
+    if isinstance(g, Variable):
+        return d_output._wrap(g, d_output.backend)
+    fn = node.last_fn
+    name = getattr(getattr(fn, "_user_function", fn), "__name__", "a Function")
+    message = (f"{name}.backward returned arrays, not Tensors, so its gradient cannot be differentiated "
+               "again: write backward with Tensor ops (then second derivatives work), or mark it "
+               "@once_differentiable")
+    return _delayed_error(g, d_output, _error_edges(node, d_output), message)
+
+
+def _error_edges(node: History, d_output: Any) -> tuple:
+    """What a not-differentiable-again gradient depends on: the node's inputs and its incoming gradient."""
+    return tuple(node.parents) + ((d_output.graph_node,) if d_output.requires_grad else ())
 
 
 def _delayed_error(g: Any, like: Any, edges: tuple, message: str) -> Any:
@@ -850,17 +863,21 @@ class _Transpose(Function):
         return (None, None, None, *out)
 
 
-def _transposed(node: History, user: Any, grads: tuple, d_output: Any) -> tuple:
-    """`grads` recorded as `_Transpose` of the cotangents (d_output, or a call's several gradients)."""
+def _transposed(node: History, user: Any, pairs: list, d_output: Any) -> list:
+    """`pairs`' gradients recorded as `_Transpose` of the cotangents (d_output, or a call's several)."""
     several = getattr(node.last_fn, "_user_function", None) is user
     cotangents = tuple(node.ctx._several.last) if several else (d_output,)
-    positions = tuple(i for i, g in enumerate(grads) if g is not None)
-    ctx_grads = [grads[i].data if isinstance(grads[i], Variable) else grads[i] for i in positions]
-    made = _transpose_apply(node, user, positions, ctx_grads, cotangents)
-    out: list[Any] = [None] * len(grads)
-    for i, t in zip(positions, made):
-        out[i] = t
-    return tuple(out)
+    needs, edges = node.ctx.needs_input_grad, node.edges
+    positions, start = [], 0
+    for inp, _ in pairs:  # each pair's input position (an input given twice has two)
+        i = start
+        while not (needs[i] and edges[i] is inp):
+            i += 1
+        positions.append(i)
+        start = i + 1
+    grads = [g.data for _, g in pairs]
+    made = _transpose_apply(node, user, tuple(positions), grads, cotangents)
+    return [(inp, t) for (inp, _), t in zip(pairs, made)]
 
 
 def _transpose_apply(node: History, user: Any, positions: tuple, grads: list, cotangents: tuple) -> tuple:

@@ -37,7 +37,7 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.engine import anomaly
-from torchlight.engine.function import WALKS, History
+from torchlight.engine.function import WALKS, History, second_order_pairs
 from torchlight.engine.hooks import POST_ACCUMULATE_HOOKS, TENSOR_HOOKS, hooks_of, run_tensor_hooks
 
 _EMIT = object()  # on the sort's stack: "the node below me has had its parents pushed; emit it"
@@ -190,6 +190,8 @@ def _walk(roots: Sequence[Any], derivs: Sequence[Any], retain_graph: bool,
         if leaf or feeding is not None and node not in feeding:
             continue
         pairs = node.chain_rule(d, retain_graph)
+        if create_graph and type(node) is History:
+            pairs = second_order_pairs(node, pairs, d)
         if watch:
             anomaly.check_gradients(node, pairs)
         for parent, d_parent in pairs:
