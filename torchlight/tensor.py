@@ -116,6 +116,9 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
                  "_versions", "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
+    # True on a subclass that stands for something other than its array (vmap's BatchedTensor): a
+    # fused op of several steps (F.linear) is computed by its parts, the ops such a subclass overrides
+    _by_parts = False
 
     def __init__(self, data: Any, backend: Backend, requires_grad: bool = False) -> None:
         self.data = data
