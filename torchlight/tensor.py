@@ -714,5 +714,9 @@ observation_point(Tensor, "_replace_data", "refused", "replaced a tensor's value
                   "w -= ..., zero_grad_, a running statistic)")
 observation_point(Tensor, "_write", "refused", "wrote into a tensor in the graph (x[key] = v, x += y)")
 observation_point(Tensor, "backward", "refused", "ran a backward (loss.backward() belongs after the call)")
+observation_point(Tensor, "register_hook", "refused", "registered a tensor hook (a replay would not run it: "
+                  "register hooks on the arguments, outside the call)")
+observation_point(Tensor, "register_post_accumulate_grad_hook", "refused", "registered a post-accumulate-grad "
+                  "hook (register it on the parameter, outside the call)")
 for _name in ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__", "__format__"):
     observation_point(Tensor, _name, "conversion", "converted a tensor to a Python value")
