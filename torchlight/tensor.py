@@ -116,6 +116,9 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
                  "_versions", "__weakref__")
     _is_tensor = True
     __array_priority__ = 1000
+    # True on a subclass that stands for something other than its array (vmap's BatchedTensor): a
+    # fused op of several steps (F.linear) is computed by its parts, the ops such a subclass overrides
+    _by_parts = False
 
     def __init__(self, data: Any, backend: Backend, requires_grad: bool = False) -> None:
         self.data = data
@@ -711,5 +714,9 @@ observation_point(Tensor, "_replace_data", "refused", "replaced a tensor's value
                   "w -= ..., zero_grad_, a running statistic)")
 observation_point(Tensor, "_write", "refused", "wrote into a tensor in the graph (x[key] = v, x += y)")
 observation_point(Tensor, "backward", "refused", "ran a backward (loss.backward() belongs after the call)")
+observation_point(Tensor, "register_hook", "refused", "registered a tensor hook (a replay would not run it: "
+                  "register hooks on the arguments, outside the call)")
+observation_point(Tensor, "register_post_accumulate_grad_hook", "refused", "registered a post-accumulate-grad "
+                  "hook (register it on the parameter, outside the call)")
 for _name in ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__", "__index__", "__format__"):
     observation_point(Tensor, _name, "conversion", "converted a tensor to a Python value")

@@ -162,7 +162,7 @@ def test_round_robin_records_a_failing_case() -> None:
 @pytest.mark.parametrize("name", ["bench.workloads", "bench.timing", "bench.report", "bench.peers.numpy_hand",
                                   "bench.peers.torchlight_peer", "bench.peers.compiled_peer",
                                   "bench.peers.minimal_tape",
-                                  "bench.peers.scalar_mlp", "bench.profile"])
+                                  "bench.peers.scalar_mlp", "bench.profile", "bench.anomaly"])
 def test_docstring_examples(name):
     """The bench's docstring examples run (the peers that need torch or micrograd aside)."""
     import doctest

@@ -1164,3 +1164,18 @@ def test_a_function_with_several_outputs_is_refused_by_name():
     x = tl.tensor([0.3, 0.5], requires_grad=True)
     with pytest.raises(CompileError, match=r"several outputs \(_SinCos\)"):
         tl.compile(f)(x)
+
+
+def test_a_tensor_hook_registered_inside_fn_is_refused_and_one_on_an_argument_runs():
+    def f(w):
+        y = w * w
+        y.register_hook(lambda g: g * 10.0)
+        return y.sum()
+
+    w = tl.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(CompileError, match="registered a tensor hook"):
+        tl.compile(f)(w)
+    square = tl.compile(lambda w: (w * w).sum())
+    with w.register_hook(lambda g: g * 10.0):
+        square(w).backward()
+    assert w.grad.tolist() == [20.0, 40.0]

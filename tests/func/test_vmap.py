@@ -328,3 +328,26 @@ def test_bad_in_dims_and_out_dims():
         func.vmap(lambda a: a * 2, out_dims=None)(np.zeros(3))
     with pytest.raises(ValueError, match="chunk_size must be None or a positive int"):
         func.vmap(lambda a: a, chunk_size=0)
+
+
+def test_per_sample_gradients_of_an_nn_model_batch_natively_and_agree_with_torch_func():
+    torch = pytest.importorskip("torch", reason="torch is not installed: torch.func is the oracle here")
+    model = tl.nn.Sequential(tl.nn.Linear(4, 6), tl.nn.Tanh(), tl.nn.Linear(6, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
+
+    def loss(p, xi, yi):
+        return ((func.functional_call(model, p, (xi,)) - yi) ** 2).sum()
+
+    with func.vmap_fallback(False):  # F.linear batches by its parts: no loop
+        ours = func.vmap(func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh(), torch.nn.Linear(6, 3)).double()
+    tparams = {k: torch.tensor(v.numpy()) for k, v in params.items()}
+
+    def tloss(p, xi, yi):
+        return ((torch.func.functional_call(tmodel, p, (xi,)) - yi) ** 2).sum()
+
+    theirs = torch.func.vmap(torch.func.grad(tloss), in_dims=(None, 0, 0))(tparams, torch.tensor(x), torch.tensor(y))
+    for k in params:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-10, atol=1e-12)

@@ -483,6 +483,8 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     product = x.shape[:-1] + weight.shape[:1]
     if bias is not None and fn.broadcast_shapes("linear", product, bias.shape) != product:
         return x @ weight.mT + bias  # a bias that adds axes to the result: not one node
+    if type(x)._by_parts or type(weight)._by_parts or bias is not None and type(bias)._by_parts:
+        return x @ weight.mT if bias is None else x @ weight.mT + bias  # (vmap's samples: the ops it batches)
     return nn_ops.Linear.apply(x, weight, bias)
 
 
