@@ -9,7 +9,20 @@ Example:
     [4.0, 6.0]
 """
 
-from torchlight import array_api, array_functions, autograd, backends, fft, func, linalg, nn, optim, scalar, special
+from torchlight import (
+    array_api,
+    array_functions,
+    autograd,
+    backends,
+    fft,
+    func,
+    linalg,
+    nn,
+    optim,
+    scalar,
+    special,
+    utils,
+)
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
 from torchlight.backends import (
     BackendError,
@@ -66,6 +79,7 @@ __all__ = [
     "set_grad_enabled",
     "special",
     "tensor",
+    "utils",
     "zeros",
     "zeros_like",
 ]
