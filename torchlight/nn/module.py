@@ -185,6 +185,15 @@ class Module:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
+    def _run_forward_hook(self, hook_id: int, hook: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+                          result: Any) -> Any:
+        """`result` after one forward hook (with the call's kwargs if it was registered with_kwargs)."""
+        if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+            replaced = hook(self, args, kwargs, result)
+        else:
+            replaced = hook(self, args, result)
+        return result if replaced is None else replaced
+
     def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
         """`forward` between its hooks, in PyTorch's order: the forward pre-hooks (the global ones
         first, each in registration order), the backward hooks' identity over the inputs, `forward`,
@@ -215,12 +224,7 @@ class Module:
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
                     called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
-                    replaced = hook(self, args, kwargs, result)
-                else:
-                    replaced = hook(self, args, result)
-                if replaced is not None:
-                    result = replaced
+                result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
             if backward is not None:
                 result = backward.setup_output_hook(result)
             return result
@@ -230,12 +234,7 @@ class Module:
                                              or hook_id in _global_forward_hooks_always_called):
                     continue
                 try:
-                    if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
-                        replaced = hook(self, args, kwargs, result)
-                    else:
-                        replaced = hook(self, args, result)
-                    if replaced is not None:
-                        result = replaced
+                    result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
                 except Exception as exc:  # (the first error is the one to see; PyTorch warns of this one)
                     warnings.warn(f"module forward hook {_hook_name(hook)} with always_call=True raised an "
                                   f"exception that was silenced as another error was raised in forward: {exc}",
