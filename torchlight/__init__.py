@@ -21,6 +21,7 @@ from torchlight import (
     optim,
     scalar,
     special,
+    torch_functions,
     utils,
 )
 from torchlight.array_functions import *  # noqa: F403  (every free function: its __all__ is the list)
@@ -32,11 +33,31 @@ from torchlight.backends import (
     set_default_backend,
 )
 from torchlight.backends.dtypes import DTYPES as _DTYPES
+from torchlight.backends.dtypes import get_default_dtype, set_default_dtype
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
-from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
+from torchlight.creation import (
+    arange,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from torchlight.serialization import load, save
 from torchlight.tensor import Tensor
+from torchlight.torch_functions import *  # noqa: F403  (torch's free functions over the methods: tl.sin, tl.sum, ...)
 
 # the standard's dtypes, as `tl.float32` (the same objects as `torchlight.array_api.float32`)
 bool = _DTYPES["bool"]  # noqa: A001
@@ -62,6 +83,7 @@ __all__ = [
     "func",
     "full",
     "get_default_backend",
+    "get_default_dtype",
     "is_grad_enabled",
     "linalg",
     "load",
@@ -76,6 +98,7 @@ __all__ = [
     "save",
     "scalar",
     "set_default_backend",
+    "set_default_dtype",
     "set_grad_enabled",
     "special",
     "tensor",
@@ -84,4 +107,6 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += array_functions.__all__
+__all__ += torch_functions.__all__
+__all__ += ["empty", "empty_like", "eye", "full_like", "linspace", "logspace", "rand_like", "randn_like"]
 __all__ += list(_DTYPES)

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from torchlight import backends
-from torchlight.backends.devices import Device
+from torchlight.backends.devices import Device, has_device, pytorch_device
+from torchlight.backends.dtypes import DEFAULT_FLOAT
 from torchlight.backends.transfer import move
 from torchlight.tensor import LEAVES_GRAPH, Tensor
 
@@ -66,12 +67,21 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
         return Tensor(data, target, requires_grad=requires_grad)
     target = backends.get(backend)
     array = target.asarray(data, dtype=dtype, device=device)
+    if dtype is None and DEFAULT_FLOAT[0] is not None and target.is_floating(array.dtype) \
+            and not target.is_complex(array.dtype):  # Python floats take tl.set_default_dtype's (as torch's)
+        array = target.xp.astype(array, target.default_float(device))
     return Tensor(array, target, requires_grad=requires_grad)
 
 
 def _backend_of_device(backend: Any, device: Any) -> Any:
-    """`backend`, or the backend a `Device` names when no backend is given."""
-    return device.backend if backend is None and isinstance(device, Device) else backend
+    """`backend`, or the backend a `Device` (or a PyTorch device string, "cpu", "cuda:1") names when
+    no backend is given."""
+    if backend is None and isinstance(device, Device):
+        return device.backend
+    mapped = pytorch_device(device) if backend is None else None
+    if mapped is None or has_device(backends.get(None), device):  # (the default backend's own "cpu" stays)
+        return backend
+    return mapped[0]
 
 
 _PLAIN = frozenset((float, int, bool, complex))
@@ -238,3 +248,95 @@ def _random(kind: str, shape: Any, backend: Any, device: Any, dtype: Any, requir
         raise TypeError(f"{kind}: samples need a floating dtype, not {dtype!r} (draw floats and round, "
                         "or compare them with a threshold, for integers or masks)")
     return Tensor(be.random(kind, _shape(shape), dtype, device, generator), be, requires_grad=requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, backend: Any = None, device: Any = None, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end`, both included (PyTorch's linspace; the
+    backend's default float unless `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.linspace(0.0, 1.0, 5).tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"linspace: steps must be a non-negative int, got {steps!r}")
+    be = backends.get(_backend_of_device(backend, device))
+    device = be.resolve_device(device)
+    dtype = be.default_float(device) if dtype is None else be.resolve_dtype(dtype)
+    kwargs: dict[str, Any] = {"dtype": dtype} if device is None else {"dtype": dtype, "device": device}
+    return Tensor(be.xp.linspace(_plain(start), _plain(end), steps, **kwargs), be, requires_grad=requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, backend: Any = None, device: Any = None,
+             dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`base ** linspace(start, end, steps)` (PyTorch's logspace).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.logspace(0.0, 2.0, 3).tolist()
+        [1.0, 10.0, 100.0]
+    """
+    exponents = linspace(start, end, steps, backend=backend, device=device, dtype=dtype)
+    out = exponents._wrap(exponents.backend.xp.pow(_plain(base), exponents.data), exponents.backend)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def eye(n: int, m: int | None = None, *, backend: Any = None, device: Any = None, dtype: Any = None,
+        requires_grad: bool = False) -> Tensor:
+    """The `n` x `m` (default `n` x `n`) identity matrix (PyTorch's eye).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.eye(2, 3).tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise ValueError(f"eye: {name} must be a non-negative int, got {v!r}")
+    be = backends.get(_backend_of_device(backend, device))
+    device = be.resolve_device(device)
+    dtype = be.default_float(device) if dtype is None else be.resolve_dtype(dtype)
+    kwargs: dict[str, Any] = {"dtype": dtype} if device is None else {"dtype": dtype, "device": device}
+    return Tensor(be.xp.eye(n, m, **kwargs), be, requires_grad=requires_grad)
+
+
+def empty(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """A tensor whose values are not to be read before they are set (PyTorch's empty; here zeros,
+    so a read by mistake is at least deterministic).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.empty(2, 3).shape
+        (2, 3)
+    """
+    return _make("zeros", shape, None, backend, device, dtype, requires_grad)
+
+
+def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`empty` of `t`'s shape, backend, device and dtype."""
+    return _like("zeros_like", t, dtype, requires_grad)
+
+
+def full_like(t: Tensor, fill_value: bool | int | float, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`fill_value` in `t`'s shape, backend, device and dtype (or `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.full_like(tl.zeros(2), 7.0).tolist()
+        [7.0, 7.0]
+    """
+    kwargs = {} if dtype is None else {"dtype": t.backend.resolve_dtype(dtype)}
+    return Tensor(t.backend.xp.full_like(t.data, _plain(fill_value), **kwargs), t.backend, requires_grad=requires_grad)
+
+
+def rand_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`rand` of `t`'s shape, backend, device and dtype (or `dtype`)."""
+    return _random("rand", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
+
+
+def randn_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """`randn` of `t`'s shape, backend, device and dtype (or `dtype`)."""
+    return _random("randn", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)

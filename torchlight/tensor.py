@@ -171,8 +171,23 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
         return self.backend.device_of(self.data)
 
     @property
-    def size(self) -> int:
+    def size(self) -> Size:
+        """The number of elements (the array API's `x.size`), an int that PyTorch's `x.size()` and
+        `x.size(dim)` call for the shape or one of its lengths: both faces read it."""
+        return Size(math.prod(self.data.shape), tuple(self.data.shape))
+
+    def numel(self) -> int:
+        """The number of elements (PyTorch's numel)."""
         return math.prod(self.data.shape)
+
+    def dim(self) -> int:
+        """The number of dimensions (PyTorch's dim; `ndim`)."""
+        return self.data.ndim
+
+    @property
+    def grad_fn(self) -> History | None:
+        """The History of the op that made this tensor, None for a leaf (PyTorch's grad_fn)."""
+        return self.history
 
     @property
     def is_leaf(self) -> bool:
@@ -678,6 +693,34 @@ def _lone_history() -> int:
     probe = Tensor._wrap(None, None)  # type: ignore[arg-type]
     probe.history = History()
     return _history_references(probe)
+class Size(int):
+    """`Tensor.size`: the number of elements, as an int, which called gives the shape (`x.size()`)
+    or the length of one dimension (`x.size(-1)`), as PyTorch's method does.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.zeros(2, 3)
+        >>> x.size, x.size(), x.size(-1)
+        (6, (2, 3), 3)
+    """
+
+    shape: tuple[int, ...]
+
+    def __new__(cls, count: int, shape: tuple[int, ...]) -> Size:
+        out = super().__new__(cls, count)
+        out.shape = shape
+        return out
+
+    def __call__(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self.shape
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise TypeError(f"size: dim must be an int, got {type(dim).__name__}")
+        if not -len(self.shape) <= dim < len(self.shape):
+            raise IndexError(f"size: dimension {dim} is out of range for a tensor of {len(self.shape)} dimension(s)")
+        return self.shape[dim]
+
+
 def _is_complex_data(data: Any) -> bool:
     """Whether a seed given as an array or Python data (not a Tensor) holds complex numbers."""
     kind = getattr(getattr(data, "dtype", None), "kind", None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance import domains as D
 from conformance.opinfo import Case, OpInfo, Tol
 from conformance.ops.common import UNARY, complex_twins
 
@@ -24,6 +25,13 @@ OPS: list[OpInfo] = [
                   "backward": Tol("the output is float32: central differences need a float32-sized step",
                                   eps=1e-3, atol=1e-4, rtol=1e-4)}),
     ), method="astype", function="AsType", output_dtype="float"),
+    OpInfo("float", lambda x: x.float(), lambda x: x, (Case("to_float32", ((3, 4),), dtypes=("float32",)),),
+           method="float", output_dtype="float"),
+    OpInfo("double", lambda x: x.double(), lambda x: x, (Case("to_float64", ((3, 4),)),),
+           method="double", function="AsType", output_dtype="float"),
+    OpInfo("half", lambda x: x.half(), lambda x: x.astype(np.float16), (
+        Case("to_float16", ((3,),), domain=D.fixed([0.5, -1.0, 2.0]), forward_only=True),
+    ), method="half", output_dtype="float", differentiable=False),
     OpInfo("to", lambda x, backend: x.to(backend=backend), lambda x, backend: x, (
         Case("numpy", ((3, 4),), kwargs={"backend": "numpy"}),
         Case("array_api_strict", ((3, 4),), kwargs={"backend": "array_api_strict"}),

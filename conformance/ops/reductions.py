@@ -47,7 +47,8 @@ REDUCE_CASES = (
 
 def reduction(name: str, ref: Any, function: str, cases: tuple[Case, ...], **extra: Any) -> OpInfo:
     def call(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
-        return getattr(x, name)(dim, keepdim)
+        out = getattr(x, name)(dim, keepdim)
+        return out[0] if isinstance(out, tuple) else out  # (max/min along an int dim: (values, indices))
 
     def reference(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
         return ref(x, axis=dim, keepdims=keepdim)
@@ -199,6 +200,8 @@ OPS: list[OpInfo] = [
              double_backward=False, note="three tied maxima get a third each (the documented convention)"),
         Case("empty", ((0, 3),), raises=ValueError, match="empty"),
     ), domain=D.distinct),
+    reduction("amax", np.max, "Max", REDUCE_CASES, domain=D.distinct),
+    reduction("amin", np.min, "Min", REDUCE_CASES, domain=D.distinct),
     OpInfo("argmax", lambda x, dim=None, keepdim=False: x.argmax(dim, keepdim),
            lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim),
            (Case("all", ((3, 4),)), Case("dim1", ((3, 4),), kwargs={"dim": 1}),

@@ -104,7 +104,7 @@ CORE = {
     "Sum": lambda a, b: a.sum(1) + a.sum((0, 1), keepdim=True),
     "SumTo(broadcast)": lambda a, b: a + b[0],
     "Mean": lambda a, b: a.mean(0),
-    "Max": lambda a, b: a.max(1) + a.max(),
+    "Max": lambda a, b: a.amax(1) + a.max(),
     "Exp": lambda a, b: a.exp(),
     "Log": lambda a, b: b.log(),
     "Inv": lambda a, b: b.inv(),

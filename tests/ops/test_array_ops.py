@@ -193,9 +193,10 @@ def test_clamp_second_derivative_is_zero_inside():
 
 
 # ------------------------------------------------------------- min, argmin
-def test_min_ties_share_the_gradient_and_min_returns_values_only(backend):
+def test_min_ties_share_the_gradient_and_min_along_a_dim_returns_values_and_indices(backend):
     x = t(backend, [[1.0, -3.0, -3.0], [2.0, 0.0, 5.0]], requires_grad=True)
-    values = x.min(dim=1)
+    values, indices = x.min(dim=1)
+    assert host(indices).tolist() == [1, 1]
     assert isinstance(values, tl.Tensor) and host(values).tolist() == [-3.0, 0.0]
     values.sum().backward()
     assert host(x.grad).tolist() == [[0.0, 0.5, 0.5], [0.0, 1.0, 0.0]]

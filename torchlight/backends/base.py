@@ -26,7 +26,7 @@ import numpy as np
 
 from torchlight.backends import indexing, writes
 from torchlight.backends.devices import Device, unwrap
-from torchlight.backends.dtypes import DType
+from torchlight.backends.dtypes import DEFAULT_FLOAT, DType
 from torchlight.backends.elementwise import mapper, reducer, zipper
 from torchlight.backends.errors import BackendError, BackendUnavailableError  # noqa: F401  (re-exported)
 
@@ -214,7 +214,9 @@ class Backend:
         return known
 
     def default_float(self, device: Any = None) -> Any:
-        """The namespace's default real floating dtype on `device`."""
+        """The namespace's default real floating dtype on `device` (`tl.set_default_dtype`'s, if set)."""
+        if DEFAULT_FLOAT[0] is not None:
+            return self.resolve_dtype(DEFAULT_FLOAT[0])
         info = self.xp.__array_namespace_info__()
         return info.default_dtypes(device=device)["real floating"]
 

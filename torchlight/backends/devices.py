@@ -25,7 +25,7 @@ from typing import Any
 
 from torchlight.backends.errors import BackendError
 
-__all__ = ["Device", "unwrap"]
+__all__ = ["Device", "has_device", "pytorch_device", "unwrap"]
 
 
 class Device:
@@ -97,3 +97,32 @@ def unwrap(backend: Any, device: Any, what: str = "device") -> Any:
                                f"not of {backend.name!r}")
         return device.raw
     return device
+
+
+def pytorch_device(device: Any) -> tuple[str, Any] | None:
+    """(backend name, device) for PyTorch's device strings given without a backend: "cpu" is the
+    NumPy backend, "cuda" and "cuda:N" CuPy's device 0 or N; None for anything else.
+
+    Example:
+        >>> from torchlight.backends.devices import pytorch_device
+        >>> pytorch_device("cpu"), pytorch_device("cuda:1"), pytorch_device("device1")
+        (('numpy', None), ('cupy', 1), None)
+    """
+    if not isinstance(device, str):
+        return None
+    if device == "cpu":
+        return "numpy", None
+    if device == "cuda":
+        return "cupy", 0
+    if device.startswith("cuda:") and device[5:].isdigit():
+        return "cupy", int(device[5:])
+    return None
+
+
+def has_device(backend: Any, device: Any) -> bool:
+    """Whether `backend` takes `device` as one of its own (its `resolve_device` accepts it)."""
+    try:
+        backend.resolve_device(device)
+    except (ValueError, TypeError, RuntimeError):
+        return False
+    return True

@@ -127,3 +127,32 @@ def as_dtype(obj: Any) -> DType | None:
         return obj
     name = _name_of(obj)
     return None if name is None else DTYPES[name]
+
+
+#: the floating dtype `tl.set_default_dtype` chose (a name), or None: each backend's own default
+DEFAULT_FLOAT: list[str | None] = [None]
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Make `dtype` (float32 or float64; float16 where a backend has it) the default floating dtype
+    of the factories and layers on every backend (PyTorch's set_default_dtype; torchlight's own
+    default is float64 wherever the device has it).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.set_default_dtype(tl.float32)
+        >>> tl.zeros(2).dtype == tl.float32, tl.get_default_dtype()
+        (True, torchlight.float32)
+        >>> tl.set_default_dtype("float64")
+    """
+    name = getattr(dtype, "name", None) or str(np.dtype(dtype) if not isinstance(dtype, str) else dtype)
+    name = {"float": "float64", "double": "float64", "half": "float16"}.get(name, name)
+    if name not in ("float16", "float32", "float64"):
+        raise TypeError(f"set_default_dtype: only floating-point dtypes can be the default (float16, float32, "
+                        f"float64), not {dtype!r}")
+    DEFAULT_FLOAT[0] = name
+
+
+def get_default_dtype() -> DType:
+    """The default floating dtype: the one set with `set_default_dtype`, else float64."""
+    return DTYPES[DEFAULT_FLOAT[0] or "float64"]

@@ -8,6 +8,7 @@ import numpy as np
 
 from torchlight.backends import writes
 from torchlight.backends.base import Backend, BackendError
+from torchlight.backends.dtypes import DEFAULT_FLOAT
 
 
 class NumpyBackend(Backend):
@@ -46,7 +47,8 @@ class NumpyBackend(Backend):
         return dtype.kind in "fc"
 
     def default_float(self, device: Any = None) -> Any:
-        return np.float64
+        chosen = DEFAULT_FLOAT[0]  # (tl.set_default_dtype's)
+        return np.float64 if chosen is None else np.dtype(chosen).type
 
     def owns_fresh_memory(self, array: Any) -> bool:
         # a view (reshape, broadcast_to, transpose) or a read-only array
@@ -83,7 +85,7 @@ class NumpyBackend(Backend):
         # the host is this backend's device: drawn in the asked dtype directly
         self.resolve_device(device)
         rng = self._generator(generator)
-        dtype = np.float64 if dtype is None else self.resolve_dtype(dtype)
+        dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
         if kind == "rand":
             return rng.random(shape, dtype=dtype)
         return rng.standard_normal(shape, dtype=dtype)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends.dtypes import DEFAULT_FLOAT
 from torchlight.backends.generic import ArrayAPIBackend
 
 
@@ -57,7 +58,7 @@ class TorchBackend(ArrayAPIBackend):
         the same code gives the same numbers on every backend)."""
         info = self.xp.__array_namespace_info__()
         floats = info.dtypes(device=self.resolve_device(device) or self.device, kind="real floating")
-        return floats.get("float64", self._module.float32)
+        return floats.get(DEFAULT_FLOAT[0] or "float64", self._module.float32)
 
     def asarray(self, data: Any, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Any:
         out = super().asarray(data, dtype=dtype, device=device, copy=copy)

@@ -26,13 +26,15 @@ Example:
 from __future__ import annotations
 
 import itertools
+import numbers
 import operator
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from torchlight.autograd import functions as F
-from torchlight.tensor import Tensor
+from torchlight.ops.reductions import ExtremeResult
+from torchlight.tensor import Size, Tensor
 
 __all__ = ["BatchedTensor", "Level", "Unbatchable", "new_level"]
 
@@ -150,11 +152,11 @@ class BatchedTensor(Tensor):
         return self.value.dtype
 
     @property
-    def size(self) -> int:
+    def size(self) -> Size:  # (one sample's: an int that x.size() calls for the shape, as Tensor.size)
         out = 1
         for n in self.shape:
             out *= n
-        return out
+        return Size(out, self.shape)
 
     @property
     def device(self) -> Any:
@@ -289,11 +291,25 @@ class BatchedTensor(Tensor):
     def prod(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
         return self._reduce("prod", dim, keepdim)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
-        return self._reduce("max", dim, keepdim)
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:  # type: ignore[override]
+        if getattr(dim, "_is_tensor", False):
+            return self.maximum(dim)
+        if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):  # PyTorch's (values, indices)
+            return ExtremeResult(self._reduce("amax", dim, keepdim), self.argmax(int(dim), keepdim))
+        return self._reduce("amax", dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
-        return self._reduce("min", dim, keepdim)
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:  # type: ignore[override]
+        if getattr(dim, "_is_tensor", False):
+            return self.minimum(dim)
+        if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+            return ExtremeResult(self._reduce("amin", dim, keepdim), self.argmin(int(dim), keepdim))
+        return self._reduce("amin", dim, keepdim)
+
+    def amax(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
+        return self._reduce("amax", dim, keepdim)
+
+    def amin(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
+        return self._reduce("amin", dim, keepdim)
 
     def any(self, dim: Any = None, keepdim: bool = False) -> BatchedTensor:  # type: ignore[override]
         return self._reduce("any", dim, keepdim)

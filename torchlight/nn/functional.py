@@ -626,7 +626,7 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
     share the gradient evenly (the convention of `Tensor.max`).
     """
     windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d", dilation)
-    return windows.max(0)
+    return windows.amax(0)
 
 
 def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,

@@ -518,24 +518,49 @@ class Module:
         return slots
 
     # ------------------------------------------------------------ placement
-    def to(self, backend: Any = None, device: Any = None) -> Module:
-        """Move every parameter, gradient and buffer to `backend`/`device`, in place.
+    def to(self, backend: Any = None, device: Any = None, dtype: Any = None) -> Module:
+        """Move every parameter, gradient and buffer to `backend`/`device`, and cast the floating ones
+        to `dtype` (PyTorch's `model.to(torch.float32)`; integer buffers keep theirs), in place.
 
         The Parameter objects stay the same (an optimizer made before still
         holds them); their arrays move as `Tensor.to` moves them. A tensor
         already there keeps its array, so a pending backward still runs.
+
+        Example:
+            >>> import torchlight as tl
+            >>> layer = tl.nn.Linear(2, 3).to(dtype="float32")
+            >>> layer.weight.dtype == tl.float32, layer.double().bias.dtype == tl.float64
+            (True, True)
         """
+        if dtype is not None and not _floating_name(dtype):
+            raise TypeError(f"Module.to: dtype must be a floating dtype, not {dtype!r} (PyTorch's rule)")
         with grad_mode.no_grad():
             for tensor in [*self.parameters(), *self.buffers()]:
                 moved = tensor.to(backend=backend, device=device)
+                cast = dtype is not None and moved.backend.is_floating(moved.dtype)
+                if cast:
+                    moved = moved.astype(dtype)
                 if moved.data is tensor.data:
                     continue
                 grad = tensor._grad
                 tensor.backend = moved.backend
                 tensor._replace_data(moved.data)
                 if grad is not None:
-                    tensor._grad = grad.to(backend=backend, device=device)
+                    grad = grad.to(backend=backend, device=device)
+                    tensor._grad = grad.astype(dtype) if cast else grad
         return self
+
+    def float(self) -> Module:
+        """`to(dtype="float32")`: every floating parameter and buffer as float32."""
+        return self.to(dtype="float32")
+
+    def double(self) -> Module:
+        """`to(dtype="float64")`."""
+        return self.to(dtype="float64")
+
+    def half(self) -> Module:
+        """`to(dtype="float16")`, on a backend that has float16."""
+        return self.to(dtype="float16")
 
     # ---------------------------------------------------------------- repr
     def extra_repr(self) -> str:
@@ -626,3 +651,9 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
 observation_point(Module, "__call__", "module", "called a module")
 # hooks are Python a replay of a compiled program would skip: a recording refuses them
 observation_point(Module, "_call_with_hooks", "refused", "called a module with hooks (a replay would not run them)")
+
+
+def _floating_name(dtype: Any) -> bool:
+    """Whether `dtype` (a name, a NumPy or torchlight dtype) names a floating dtype."""
+    name = str(getattr(dtype, "name", dtype))
+    return name.replace("torch.", "") in ("float16", "float32", "float64", "bfloat16", "half", "float", "double")

@@ -351,6 +351,10 @@ class ArithmeticMethods:
             return Pow.apply(self, exponent)
         return _power(self, exponent)
 
+    def pow(self: Tensor, exponent: Any) -> Tensor:
+        """`self ** exponent` (PyTorch's pow)."""
+        return self ** exponent
+
     def __neg__(self: Tensor) -> Tensor:
         return Neg.apply(self)
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from torchlight.backends import Backend, get
+from torchlight.backends import get
+from torchlight.backends.devices import has_device, pytorch_device
+from torchlight.backends.dtypes import as_dtype
 from torchlight.backends.transfer import move
 from torchlight.engine import Context, Function
 
@@ -73,14 +75,57 @@ class CopiesMethods:
         """A copy of the data that stays in the graph."""
         return Clone.apply(self)
 
-    def to(self: Tensor, backend: str | Backend | None = None, device: Any = None) -> Tensor:
-        """This tensor on another backend and/or device, differentiable. A copy,
-        except between CPU libraries, where DLPack shares the memory."""
+    def to(self: Tensor, backend: Any = None, device: Any = None, dtype: Any = None) -> Tensor:
+        """This tensor on another backend and/or device, and/or cast to `dtype`, differentiable. A
+        copy, except between CPU libraries, where DLPack shares the memory.
+
+        As PyTorch's: a dtype as the first argument (`x.to(tl.float32)`, `x.to("float32")`) is
+        `dtype`; PyTorch's device strings without a backend (`x.to("cuda")`, `x.to("cpu")`,
+        `device="cuda:1"`) are CuPy's devices and the NumPy backend.
+
+        Example:
+            >>> import torchlight as tl
+            >>> tl.tensor([1.0], backend="array_api_strict").to("cpu").backend.name
+            'numpy'
+            >>> tl.tensor([1.0]).to("float32").dtype == tl.float32
+            True
+        """
+        if backend is not None and dtype is None and as_dtype(backend) is not None:
+            backend, dtype = None, backend
+        if device is None and pytorch_device(backend) is not None:  # x.to("cuda"): a device
+            backend, device = None, backend
         target = self.backend if backend is None else get(backend)
+        mapped = pytorch_device(device) if backend is None else None
+        if mapped is not None and not has_device(target, device):  # (torch's own "cpu"/"cuda" stay torch's)
+            target, device = get(mapped[0]), mapped[1]
         device = target.resolve_device(device)
-        if target is self.backend and (device is None or device == self._device):
-            return self
-        return To.apply(self, target, device)
+        out = self
+        if not (target is self.backend and (device is None or device == self._device)):
+            out = To.apply(self, target, device)
+        if dtype is not None and out.dtype != out.backend.resolve_dtype(dtype):
+            out = out.astype(dtype)
+        return out
+
+    def cpu(self: Tensor) -> Tensor:
+        """`to("cpu")`: this tensor on the NumPy backend (itself when it is there)."""
+        return self.to("cpu")
+
+    def cuda(self: Tensor, device: int | None = None) -> Tensor:
+        """`to("cuda")`: this tensor on CuPy's device `device` (0 by default); a clear error where
+        CuPy or a GPU is missing."""
+        return self.to("cuda" if device is None else f"cuda:{device}")
+
+    def float(self: Tensor) -> Tensor:
+        """`astype("float32")` (PyTorch's float)."""
+        return self if self.dtype == self.backend.resolve_dtype("float32") else self.astype("float32")
+
+    def double(self: Tensor) -> Tensor:
+        """`astype("float64")` (PyTorch's double)."""
+        return self if self.dtype == self.backend.resolve_dtype("float64") else self.astype("float64")
+
+    def half(self: Tensor) -> Tensor:
+        """`astype("float16")` (PyTorch's half), where the backend has float16."""
+        return self if self.dtype == self.backend.resolve_dtype("float16") else self.astype("float16")
 
     def astype(self: Tensor, dtype: Any) -> Tensor:
         """A copy with another dtype (differentiable between float dtypes;

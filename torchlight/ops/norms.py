@@ -118,7 +118,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
         if any(x.shape[d] == 0 for d in dims):
             raise ValueError(f"vector_norm: the {ord} norm of an empty dimension (shape {x.shape}) is undefined "
                              "(max and min have no identity)")
-        return x.abs().max(dims, keepdim) if p > 0 else x.abs().min(dims, keepdim)
+        return x.abs().amax(dims, keepdim) if p > 0 else x.abs().amin(dims, keepdim)
     if p < 0:
         return NegativeNorm.apply(x, p, dims, keepdim)
     return Norm.apply(x, p, dims, keepdim)
@@ -183,7 +183,7 @@ def matrix_norm(x: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
     # 1: max over columns (d1) of the sums down each column (over d0); inf: the same with rows and columns swapped
     summed, other = (d0, d1) if abs(p) == 1 else (d1, d0)
     sums = x.abs().sum(summed, True)
-    out = sums.max(other, True) if p > 0 else sums.min(other, True)
+    out = sums.amax(other, True) if p > 0 else sums.amin(other, True)
     return out if keepdim else out.reshape(*(s for i, s in enumerate(out.shape) if i not in (d0, d1)))
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from torchlight import grad_mode
 from torchlight.engine import Context, Function
@@ -373,6 +373,14 @@ class Norm(Function):
         return g * ratio * _const(a, xp.sign(a.data) * nonzero * y_nonzero), None, None, None
 
 
+class ExtremeResult(NamedTuple):
+    """What `max(dim)` and `min(dim)` return (PyTorch's `torch.return_types.max`): the values and
+    the indices of one of the extremes (the first, as argmax) along `dim`."""
+
+    values: Any
+    indices: Any
+
+
 class ReductionsMethods:
     """The Tensor methods of this category (`Tensor` inherits them)."""
 
@@ -467,12 +475,30 @@ class ReductionsMethods:
             if any(self.shape[d] == 0 for d in dims):
                 raise ValueError(f"norm: the {p} norm of an empty dimension of a tensor of shape {self.shape} "
                                  "is undefined (max and min have no identity)")
-            return self.abs().max(dims, keepdim) if p > 0 else self.abs().min(dims, keepdim)
+            return self.abs().amax(dims, keepdim) if p > 0 else self.abs().amin(dims, keepdim)
         return Norm.apply(self, p, dims, keepdim)
 
-    def max(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The maximum values (ties share the gradient evenly); see argmax. Reducing
-        an empty dimension raises ValueError (no identity), as NumPy and PyTorch."""
+    def max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        """PyTorch's max: with no `dim`, the largest value (0-d); with an int `dim`, `(values,
+        indices)` along it (an `ExtremeResult`); with a Tensor, the elementwise `maximum`. Ties share
+        the gradient evenly. Reducing an empty dimension raises ValueError (no identity). Several
+        dims at once (values only): `amax`.
+
+        Example:
+            >>> import torchlight as tl
+            >>> values, indices = tl.tensor([[1.0, 5.0], [7.0, 2.0]]).max(1)
+            >>> values.tolist(), indices.tolist()
+            ([5.0, 7.0], [1, 0])
+        """
+        if getattr(dim, "_is_tensor", False):
+            return self.maximum(dim)
+        if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+            return ExtremeResult(self.amax(int(dim), keepdim), self.argmax(int(dim), keepdim))
+        return self.amax(dim, keepdim)
+
+    def amax(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The maximum values over `dim` (an int, a tuple, or None: all); ties share the gradient
+        evenly; see argmax. Reducing an empty dimension raises ValueError, as NumPy and PyTorch."""
         return Max.apply(self, _extreme_dims("max", self, dim), keepdim)
 
     def argmax(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -480,8 +506,17 @@ class ReductionsMethods:
         _extreme_dims("argmax", self, dim)
         return self._wrap(self.backend.xp.argmax(self.data, axis=dim, keepdims=keepdim), self.backend)
 
-    def min(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        """The minimum values (ties share the gradient evenly, as in max); see argmin."""
+    def min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+        """PyTorch's min: as `max` (the smallest value; `(values, indices)` along an int `dim`; the
+        elementwise `minimum` with a Tensor). Several dims at once: `amin`."""
+        if getattr(dim, "_is_tensor", False):
+            return self.minimum(dim)
+        if isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+            return ExtremeResult(self.amin(int(dim), keepdim), self.argmin(int(dim), keepdim))
+        return self.amin(dim, keepdim)
+
+    def amin(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """The minimum values over `dim` (ties share the gradient evenly, as in amax); see argmin."""
         return Min.apply(self, _extreme_dims("min", self, dim), keepdim)
 
     def argmin(self: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
