@@ -33,3 +33,14 @@ def test_to_dtype_matches_pytorch_parameter_values():
     layer.float()
     reference.float()
     assert layer.weight.numpy().tolist() == reference.weight.detach().numpy().tolist()
+
+
+def test_a_float32_batch_into_a_float64_layer_is_refused_as_pytorch():
+    layer = tl.nn.Linear(3, 2)  # float64 by default
+    with pytest.raises(TypeError, match="linear: the input is float32 but the weight is float64"):
+        layer(tl.ones(4, 3, dtype="float32"))
+    assert layer.float()(tl.ones(4, 3, dtype="float32")).dtype == tl.float32
+
+
+def test_randn_in_float16_draws_and_casts():
+    assert str(tl.randn(3, dtype="float16").dtype) == "float16"

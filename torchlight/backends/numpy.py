@@ -86,8 +86,8 @@ class NumpyBackend(Backend):
         self.resolve_device(device)
         rng = self._generator(generator)
         dtype = self.default_float(device) if dtype is None else self.resolve_dtype(dtype)
-        if kind == "rand":
-            return rng.random(shape, dtype=dtype)
-        return rng.standard_normal(shape, dtype=dtype)
+        drawn = dtype if np.dtype(dtype) in (np.float32, np.float64) else np.float32  # (float16: drawn, then cast)
+        out = rng.random(shape, dtype=drawn) if kind == "rand" else rng.standard_normal(shape, dtype=drawn)
+        return out if drawn is dtype else out.astype(dtype)
 
     native_random = host_random

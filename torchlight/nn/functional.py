@@ -477,6 +477,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         bias = _lift(bias, x)
     if weight.ndim != 2:
         raise ValueError(f"linear: the weight must be 2-d (out_features, in_features), not of shape {weight.shape}")
+    if x.dtype != weight.dtype:  # (PyTorch raises too: a float32 batch would silently run in float64)
+        raise TypeError(f"linear: the input is {x.dtype} but the weight is {weight.dtype}: cast the input "
+                        f"(x.to(dtype=...)) or the layer (layer.to(dtype=...), .float(), .double())")
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: the input of shape {x.shape} has width {x.shape[-1] if x.ndim else None}, "
                          f"but the weight of shape {weight.shape} expects in_features={weight.shape[-1]}")
