@@ -40,6 +40,9 @@ def test_case(conformance_case, conformance_target):
 PLACED = {
     "__pos__": ("arithmetic", "unary plus has no Function: it returns the tensor"),
     "detach": ("copies", "no Function: a copy cut from the graph"),
+    "float": ("copies", "AsType, or the tensor itself when it is float32 already (PyTorch's float)"),
+    "double": ("copies", "AsType, or the tensor itself when it is float64 already (PyTorch's double)"),
+    "half": ("copies", "AsType to float16, which has no gradient check (PyTorch's half)"),
     "argmax": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "argmin": ("reductions", "no Function (no gradient): a reduction by the plan"),
     "split": ("shapes", "built on Gather (a piece is an index), a shape op by the plan"),

@@ -139,7 +139,7 @@ NOT_OPS = {
     "data", "backend", "requires_grad", "history", "shape", "ndim", "dtype", "device", "size", "is_leaf",
     "grad", "requires_grad_", "parents", "retains_grad", "chain_rule", "accumulate_derivative",
     "graph_node", "add_gradients", "add_gradient_into", "seed_derivative", "backward", "retain_grad", "zero_grad_",
-    "register_hook", "register_post_accumulate_grad_hook",
+    "register_hook", "register_post_accumulate_grad_hook", "numel", "dim", "grad_fn", "cpu", "cuda",
     "item", "tolist", "numpy",
 }
 

@@ -7,7 +7,7 @@ and divisors in +-0.5, 1, 2 (`divisors`), so no input sits on a jump.
 Example:
     >>> from conformance.ops.arithmetic import OPS
     >>> sorted(op.name for op in OPS if op.function == "Pow")
-    ['__pow__', '__rpow__']
+    ['__pow__', '__rpow__', 'pow']
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The copy and move entries: clone, detach, astype, to (Functions Clone, AsType, To).
+"""The copy and move entries: clone, detach, astype (and PyTorch's float, double, half), to (Functions
+Clone, AsType, To).
 
 Example:
     >>> from conformance.ops.copies import OPS
-    >>> [(op.name, op.function) for op in OPS]
-    [('clone', 'Clone'), ('detach', None), ('astype', 'AsType'), ('to', 'To')]
+    >>> [(op.name, op.function) for op in OPS][:4]
+    [('clone', 'Clone'), ('detach', None), ('astype', 'AsType'), ('float', None)]
 """
 
 from __future__ import annotations
@@ -25,12 +26,20 @@ OPS: list[OpInfo] = [
                   "backward": Tol("the output is float32: central differences need a float32-sized step",
                                   eps=1e-3, atol=1e-4, rtol=1e-4)}),
     ), method="astype", function="AsType", output_dtype="float"),
-    OpInfo("float", lambda x: x.float(), lambda x: x, (Case("to_float32", ((3, 4),), dtypes=("float32",)),),
-           method="float", output_dtype="float"),
-    OpInfo("double", lambda x: x.double(), lambda x: x, (Case("to_float64", ((3, 4),)),),
-           method="double", function="AsType", output_dtype="float"),
-    OpInfo("half", lambda x: x.half(), lambda x: x.astype(np.float16), (
-        Case("to_float16", ((3,),), domain=D.fixed([0.5, -1.0, 2.0]), forward_only=True),
+    # PyTorch's casts: the target dtype is named in each case's kwargs (a device without float64 skips it)
+    OpInfo("float", lambda x, target: x.float(), lambda x, target: x, (
+        Case("to_float32", ((3, 4),), kwargs={"target": "float32"}, dtypes=("float64",),
+             tol={"forward": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "agreement": Tol("the value is rounded to float32", atol=1e-6, rtol=1e-6),
+                  "backward": Tol("the output is float32: central differences need a float32-sized step",
+                                  eps=1e-3, atol=1e-4, rtol=1e-4)}),
+    ), method="float", output_dtype="float"),
+    OpInfo("double", lambda x, target: x.double(), lambda x, target: x, (
+        Case("to_float64", ((3, 4),), kwargs={"target": "float64"}, dtypes=("float32",)),
+    ), method="double", output_dtype="float"),
+    OpInfo("half", lambda x, target: x.half(), lambda x, target: x.astype(np.float16), (
+        Case("to_float16", ((3,),), domain=D.fixed([0.5, -1.0, 2.0]), kwargs={"target": "float16"},
+             forward_only=True, skips={"array_api_strict": "array_api_strict has no float16"}),
     ), method="half", output_dtype="float", differentiable=False),
     OpInfo("to", lambda x, backend: x.to(backend=backend), lambda x, backend: x, (
         Case("numpy", ((3, 4),), kwargs={"backend": "numpy"}),

@@ -247,8 +247,9 @@ def test_conventions_match_pytorch():
         ours = tl.tensor(values.copy(), requires_grad=True)
         theirs = torch.tensor(values.copy(), requires_grad=True)
         out_ours, out_theirs = getattr(ours, method)(*args), getattr(theirs, method)(*args)
-        if isinstance(out_theirs, tuple):  # torch's min(dim) also returns indices
-            out_theirs = out_theirs.values
+        if isinstance(out_theirs, tuple):  # min(dim) returns (values, indices), in both
+            assert out_ours.indices.tolist() == out_theirs.indices.tolist()
+            out_ours, out_theirs = out_ours.values, out_theirs.values
         np.testing.assert_array_equal(out_ours.numpy(), out_theirs.detach().numpy(), err_msg=f"{method}{args}")
         weights = np.arange(1.0, 1.0 + out_ours.size).reshape(out_ours.shape)
         (out_ours * weights).sum().backward()
