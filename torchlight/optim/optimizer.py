@@ -1,4 +1,4 @@
-"""`torchlight.optim`: SGD (momentum, Nesterov, weight decay), Adam and AdamW.
+"""The Optimizer base class and the first-order optimizers SGD, Adam and AdamW.
 
 An optimizer holds parameter groups (lists of Parameters plus their
 hyper-parameters, as PyTorch's `param_groups`) and per-parameter state.
@@ -8,14 +8,11 @@ nothing is written in place (so JAX's immutable arrays work too).
 
 Example:
     >>> import torchlight as tl
-    >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
-    >>> opt = tl.optim.SGD([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
+    >>> w = tl.nn.Parameter(tl.tensor([3.0]))
+    >>> opt = tl.optim.optimizer.SGD([w], lr=0.5)
+    >>> (w * w).sum().backward(); opt.step()
     >>> w.tolist()
-    [0.8, -1.6]
-    >>> opt.zero_grad(); w.grad is None
-    True
+    [0.0]
 """
 
 from __future__ import annotations
@@ -99,6 +96,7 @@ class Optimizer:
         Each group's hyper-parameters are read as Python numbers (`_plain`), so that the
         parameter's dtype decides the result's, as PyTorch's numbers do.
         """
+        self._opt_called = True  # (a scheduler stepped before any optimizer step warns, as PyTorch's)
         with grad_mode.no_grad():
             for group in self.param_groups:
                 # the optimizer's own keys only: a caller may add others to a group (a name, an initial_lr)
@@ -160,11 +158,15 @@ class Optimizer:
         for i, entries in state_dict["state"].items():
             if i not in params:
                 raise ValueError(f"{name}.load_state_dict: state for parameter {i!r}, which no group lists")
-            state[params[i]] = {key: _state_value(name, params[i], f"state[{i!r}][{key!r}]", value)
+            state[params[i]] = {key: self._state_entry(params[i], f"state[{i!r}][{key!r}]", value)
                                 for key, value in entries.items()}
         for group, saved in zip(groups, saved_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict, state)
+
+    def _state_entry(self, param: Tensor, where: str, value: Any) -> Any:
+        """One loaded state entry (an optimizer whose state is not shaped like its parameter overrides it)."""
+        return _state_value(type(self).__name__, param, where, value)
 
 
 def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
