@@ -21,9 +21,8 @@ def loss_of(w, b, lib):
 
 def params(lib, backend=None):
     if lib is tl:
-        return [nn.Parameter(tl.tensor(W0.copy(), backend=backend)), nn.Parameter(tl.tensor(B0.copy(), backend=backend))]
-    return [lib.nn.Parameter(lib.tensor(W0.copy(), dtype=lib.float64)), lib.nn.Parameter(lib.tensor(B0.copy(),
-                                                                                               dtype=lib.float64))]
+        return [nn.Parameter(tl.tensor(v.copy(), backend=backend)) for v in (W0, B0)]
+    return [lib.nn.Parameter(lib.tensor(v.copy(), dtype=lib.float64)) for v in (W0, B0)]
 
 
 def train(opt, ps, lib, steps):
@@ -213,7 +212,7 @@ def test_lbfgs_needs_a_closure_and_its_own_state():
     with pytest.raises(TypeError, match="LBFGS.step: needs a closure"):
         opt.step()
     _, _, trained, _ = lbfgs_run(tl, None, 1)
-    with pytest.raises(ValueError, match="LBFGS.load_state_dict: .*'d'.* has shape \\(4,\\), the flat parameters \\(8,\\)"):
+    with pytest.raises(ValueError, match=r"LBFGS.load_state_dict: .*'d'.* shape \(4,\), the flat parameters \(8,\)"):
         opt.load_state_dict(trained.state_dict())
     assert not opt.state  # nothing changed
 
