@@ -318,3 +318,26 @@ def test_each_lr_and_the_cycled_momentum_match_pytorch_and_resume_mid_way(name, 
         else:
             our_sched.step(metric(i))
             their_sched.step(metric(i))
+
+
+@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "ExponentialLR", "LinearLR", "MultiStepLR"])
+def test_a_scheduler_made_with_last_epoch_continues_as_pytorchs(name):
+    torch = pytest.importorskip("torch", reason="the reference schedules are PyTorch's")
+    make, _ = SCHEDULES[name]
+    lrs = []
+    for lib, module in ((None, sch), (torch, torch.optim.lr_scheduler)):  # the same lambdas, with last_epoch=7
+        opt = make_optimizer("SGD", (0.3, 0.05), lib)
+        for group in opt.param_groups:  # as a loaded optimizer's groups are
+            group["initial_lr"] = group["lr"]
+            group["lr"] = group["lr"] * 0.5
+        lrs.append(run(opt, _with_last_epoch(make, module, opt, 7), 12))
+    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-13)
+
+
+def _with_last_epoch(make, module, opt, last_epoch):
+    """`make(module, opt)` with last_epoch= passed to the scheduler's class."""
+    class Module:
+        def __getattr__(self, name):
+            cls = getattr(module, name)
+            return lambda *args, **kwargs: cls(*args, **kwargs, last_epoch=last_epoch)
+    return make(Module(), opt)
