@@ -135,6 +135,26 @@ def test_stepping_the_scheduler_before_the_optimizer_warns_as_pytorch():
         sched.step()  # only the first step warns
 
 
+def test_an_optimizer_subclass_with_its_own_step_does_not_trip_the_order_warning():
+    class Halving(tl.optim.SGD):
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p.data = p.data * 0.5
+
+    w = nn.Parameter(tl.tensor([1.0]))
+    opt = Halving([w], lr=1.0)
+    sched = sch.ExponentialLR(opt, gamma=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.step()
+        sched.step()
+    assert sched.get_last_lr() == [0.5] and w.item() == 0.5
+    lbfgs = tl.optim.LBFGS([nn.Parameter(tl.tensor([1.0]))])
+    with pytest.warns(UserWarning, match="before `optimizer.step"):
+        sch.StepLR(lbfgs, step_size=2).step()
+
+
 PLATEAU_METRIC = lambda i: 1.0 / (1 + i % 5)  # noqa: E731
 
 

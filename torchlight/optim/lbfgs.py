@@ -221,7 +221,6 @@ class LBFGS(Optimizer):
         if closure is None or not callable(closure):
             raise TypeError("LBFGS.step: needs a closure that zeroes the gradients, computes the loss, "
                             "calls backward() and returns the loss")
-        self._opt_called = True
         with grad_mode.no_grad():
             return self._step(closure)
 

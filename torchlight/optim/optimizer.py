@@ -17,9 +17,10 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from torchlight import grad_mode
@@ -52,6 +53,13 @@ class Optimizer:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         for group in groups:
             self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # a subclass's own step() (LBFGS's, a user's) notes that it ran, for the schedulers' order warning
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if callable(step) and not getattr(step, "_notes_call", False):
+            cls.step = _noting_call(step)  # type: ignore[method-assign]
 
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group of parameters, with hyper-parameters defaulting to the optimizer's.
@@ -167,6 +175,16 @@ class Optimizer:
     def _state_entry(self, param: Tensor, where: str, value: Any) -> Any:
         """One loaded state entry (an optimizer whose state is not shaped like its parameter overrides it)."""
         return _state_value(type(self).__name__, param, where, value)
+
+
+def _noting_call(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def noted(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+
+    noted._notes_call = True  # type: ignore[attr-defined]
+    return noted
 
 
 def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
