@@ -206,6 +206,9 @@ def test_resuming_without_initial_lr_and_one_cycle_without_momentum_name_what_is
     with pytest.raises(ValueError, match="momentum or beta1.*Adagrad"):
         sch.OneCycleLR(adagrad, max_lr=1.0, total_steps=5)
     assert "initial_lr" not in adagrad.param_groups[0]  # nothing changed
+    del opt.param_groups[0]["lr"]
+    with pytest.raises(ValueError, match="ExponentialLR: param_groups\\[0\\] of SGD has no 'lr'"):
+        sch.ExponentialLR(opt, gamma=0.5)
 
 
 @pytest.mark.parametrize("make, message", [
