@@ -114,7 +114,7 @@ RHS = np.array([1.0, -2.0, 0.5, 3.0])
 def test_lbfgs_reaches_the_minimum_of_a_quadratic(backend, line_search_fn):
     x = nn.Parameter(tl.tensor(np.zeros(4), backend=backend))
     a, rhs = tl.tensor(A, backend=backend), tl.tensor(RHS, backend=backend)
-    opt = tl.optim.LBFGS([x], lr=1.0 if line_search_fn else 0.5, max_iter=50, line_search_fn=line_search_fn,
+    opt = tl.optim.LBFGS([x], max_iter=50, line_search_fn=line_search_fn,
                          tolerance_grad=1e-10, tolerance_change=1e-14)
 
     def closure():

@@ -134,6 +134,12 @@ def _dot(xp: Any, a: Any, b: Any) -> float:
     return float(xp.sum(a * b))
 
 
+def _settled(backend: Any, array: Any) -> Any:
+    """`array` computed now on a lazy backend (Dask): each iteration's vectors and parameters would
+    otherwise hang on the graph of every iteration before, and each float() recompute it all."""
+    return backend.asarray(backend.to_numpy(array)) if backend.lazy else array
+
+
 class LBFGS(Optimizer):
     """Limited-memory BFGS, as PyTorch's `torch.optim.LBFGS`: one parameter group; `step(closure)`.
 
@@ -191,13 +197,14 @@ class LBFGS(Optimizer):
     def _gather_flat_grad(self, xp: Any) -> Any:
         views = [xp.zeros_like(xp.reshape(p.data, (-1,))) if p.grad is None else xp.reshape(p.grad.data, (-1,))
                  for p in self._params]
-        return xp.concat(views) if len(views) > 1 else views[0]
+        return _settled(self._params[0].backend, xp.concat(views) if len(views) > 1 else views[0])
 
     def _add_grad(self, xp: Any, step_size: float, update: Any) -> None:
         offset = 0
         for p in self._params:
             numel = math.prod(p.shape)
-            p._replace_data(p.data + step_size * xp.reshape(update[offset:offset + numel], p.shape))
+            moved = p.data + step_size * xp.reshape(update[offset:offset + numel], p.shape)
+            p._replace_data(_settled(p.backend, moved))
             offset += numel
 
     def _set_param(self, params_data: list[Any]) -> None:
@@ -264,8 +271,9 @@ class LBFGS(Optimizer):
                 h_diag = 1.0
             else:
                 # update the memory with the last step s and gradient change y
-                y = flat_grad - prev_flat_grad
-                s = d * t
+                backend = self._params[0].backend
+                y = _settled(backend, flat_grad - prev_flat_grad)
+                s = _settled(backend, d * t)
                 ys = _dot(xp, y, s)
                 if ys > 1e-10:
                     if len(old_dirs) == history_size:
@@ -284,11 +292,11 @@ class LBFGS(Optimizer):
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = _dot(xp, old_stps[i], q) * ro[i]
-                    q = q + (-al[i]) * old_dirs[i]
+                    q = _settled(backend, q + (-al[i]) * old_dirs[i])
                 r = q * h_diag
                 for i in range(num_old):
                     be_i = _dot(xp, old_dirs[i], r) * ro[i]
-                    r = r + (al[i] - be_i) * old_stps[i]
+                    r = _settled(backend, r + (al[i] - be_i) * old_stps[i])
                 d = r
             prev_flat_grad = flat_grad
             prev_loss = loss
