@@ -1,4 +1,4 @@
-"""`torchlight.optim`: SGD (momentum, Nesterov, weight decay), Adam and AdamW.
+"""The Optimizer base class and the first-order optimizers SGD, Adam and AdamW.
 
 An optimizer holds parameter groups (lists of Parameters plus their
 hyper-parameters, as PyTorch's `param_groups`) and per-parameter state.
@@ -8,21 +8,19 @@ nothing is written in place (so JAX's immutable arrays work too).
 
 Example:
     >>> import torchlight as tl
-    >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
-    >>> opt = tl.optim.SGD([w], lr=0.1)
-    >>> (w * w).sum().backward()
-    >>> opt.step()
+    >>> w = tl.nn.Parameter(tl.tensor([3.0]))
+    >>> opt = tl.optim.optimizer.SGD([w], lr=0.5)
+    >>> (w * w).sum().backward(); opt.step()
     >>> w.tolist()
-    [0.8, -1.6]
-    >>> opt.zero_grad(); w.grad is None
-    True
+    [0.0]
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from torchlight import grad_mode
@@ -55,6 +53,13 @@ class Optimizer:
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         for group in groups:
             self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # a subclass's own step() (LBFGS's, a user's) notes that it ran, for the schedulers' order warning
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if callable(step) and not getattr(step, "_notes_call", False):
+            cls.step = _noting_call(step)  # type: ignore[method-assign]
 
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a group of parameters, with hyper-parameters defaulting to the optimizer's.
@@ -99,6 +104,7 @@ class Optimizer:
         Each group's hyper-parameters are read as Python numbers (`_plain`), so that the
         parameter's dtype decides the result's, as PyTorch's numbers do.
         """
+        self._opt_called = True  # (a scheduler stepped before any optimizer step warns, as PyTorch's)
         with grad_mode.no_grad():
             for group in self.param_groups:
                 # the optimizer's own keys only: a caller may add others to a group (a name, an initial_lr)
@@ -160,11 +166,25 @@ class Optimizer:
         for i, entries in state_dict["state"].items():
             if i not in params:
                 raise ValueError(f"{name}.load_state_dict: state for parameter {i!r}, which no group lists")
-            state[params[i]] = {key: _state_value(name, params[i], f"state[{i!r}][{key!r}]", value)
+            state[params[i]] = {key: self._state_entry(params[i], f"state[{i!r}][{key!r}]", value)
                                 for key, value in entries.items()}
         for group, saved in zip(groups, saved_groups):
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict, state)
+
+    def _state_entry(self, param: Tensor, where: str, value: Any) -> Any:
+        """One loaded state entry (an optimizer whose state is not shaped like its parameter overrides it)."""
+        return _state_value(type(self).__name__, param, where, value)
+
+
+def _noting_call(step: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(step)
+    def noted(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+
+    noted._notes_call = True  # type: ignore[attr-defined]
+    return noted
 
 
 def _state_value(optimizer: str, param: Tensor, where: str, value: Any) -> Any:
