@@ -752,20 +752,20 @@ def conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
     out_channels = outs * groups
     if bias is not None and tuple(bias.shape) != (out_channels,):
         raise ValueError(f"{op}: the bias must have shape ({out_channels},), not {tuple(bias.shape)}")
-    full = tuple((size - 1) * s + dd * (k - 1) + 1 + o
-                 for size, s, dd, k, o in zip((h, w), stride, dilation, (kh, kw), output_padding))
-    if any(f - 2 * p <= 0 for f, p in zip(full, padding)):
+    full = tuple((size - 1) * s + dd * (k - 1) + 1 for size, s, dd, k in zip((h, w), stride, dilation, (kh, kw)))
+    ends = tuple(f + o - p for f, o, p in zip(full, output_padding, padding))  # where the output stops in `full`
+    if any(e - p <= 0 for e, p in zip(ends, padding)):
         raise ValueError(f"{op}: padding {padding} leaves no output of the input of shape {x.shape} "
-                         f"(the full output would be {full})")
+                         f"(the unpadded output would be {tuple(e + p for e, p in zip(ends, padding))})")
     per_group = channels // groups
     rows = x.reshape(n, groups, per_group, h * w).permute(1, 0, 3, 2).reshape(groups, n * h * w, per_group)
     patches = rows @ weight.reshape(groups, per_group, outs * kh * kw)  # (groups, N*H*W, outs*kh*kw)
     patches = patches.reshape(groups, n, h, w, outs, kh * kw).permute(1, 0, 4, 2, 3, 5)
     patches = patches.reshape(n, out_channels, h, w, kh * kw)
     out = nn_ops.Fold.apply(patches, (n, out_channels) + full, (kh, kw), stride, -1, dilation)
-    (ph, pw) = padding
-    if ph or pw:
-        out = out[:, :, ph:full[0] - ph, pw:full[1] - pw]
+    if padding != (0, 0) or ends != full:  # cut `padding` off; output_padding past the last window adds zeros
+        out = out[:, :, padding[0]:min(ends[0], full[0]), padding[1]:min(ends[1], full[1])]
+        out = _pad2d(out, tuple((0, max(e - f, 0)) for e, f in zip(ends, full)), 0.0)
     return out if bias is None else out + bias.reshape(out_channels, 1, 1)
 
 
