@@ -64,6 +64,18 @@ def test_conv_transpose2d_against_torch(torch, options, shape):
     against_torch(torch, ours, theirs, np.random.default_rng(1).standard_normal(shape))
 
 
+def test_conv_transpose2d_output_size_against_torch(torch):
+    theirs = torch.nn.ConvTranspose2d(2, 3, 3, stride=(2, 3), padding=1, dtype=torch.float64)
+    ours = nn.ConvTranspose2d(2, 3, 3, stride=(2, 3), padding=1)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(5).standard_normal((1, 2, 4, 4))
+    for size in ((7, 10), (8, 12), (1, 3, 8, 11)):
+        want = theirs(torch.tensor(x), output_size=size).detach().numpy()
+        np.testing.assert_allclose(ours(tl.tensor(x), output_size=size).numpy(), want, atol=1e-12)
+    with pytest.raises(ValueError, match=r"valid sizes range from \(7, 10\) to \(8, 12\)"):
+        ours(tl.tensor(x), output_size=(9, 10))
+
+
 # ------------------------------------------------------------ without PyTorch
 def numpy_conv1d(x, w, b, stride, padding, dilation, groups):
     x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))

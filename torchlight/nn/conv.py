@@ -158,9 +158,23 @@ class ConvTranspose2d(Module):
     def reset_parameters(self) -> None:
         init.default_weight_and_bias_(self.weight, self.bias)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                  self.groups, self.dilation)
+    def forward(self, x: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        """`output_size` ((H, W), or the whole shape) picks the output_padding that gives it, as PyTorch."""
+        padding = self.output_padding if output_size is None else self._output_padding(x, output_size)
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, padding, self.groups,
+                                  self.dilation)
+
+    def _output_padding(self, x: Tensor, output_size: Sequence[int]) -> tuple[int, ...]:
+        size = tuple(output_size)[-2:]
+        if len(size) != 2 or x.ndim < 2:
+            raise ValueError(f"ConvTranspose2d: output_size must end in (H, W), not {tuple(output_size)}")
+        smallest = tuple((n - 1) * s - 2 * p + d * (k - 1) + 1 for n, s, p, d, k in
+                         zip(x.shape[-2:], self.stride, self.padding, self.dilation, self.kernel_size))
+        largest = tuple(m + max(s, d) - 1 for m, s, d in zip(smallest, self.stride, self.dilation))
+        if not all(lo <= n <= hi for n, lo, hi in zip(size, smallest, largest)):
+            raise ValueError(f"ConvTranspose2d: requested an output size of {size}, but valid sizes range from "
+                             f"{smallest} to {largest} (for an input of {tuple(x.shape[-2:])})")
+        return tuple(n - lo for n, lo in zip(size, smallest))
 
     def extra_repr(self) -> str:
         return _conv_repr(self, (0, 0), (1, 1), self.output_padding)
