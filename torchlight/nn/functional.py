@@ -807,20 +807,36 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise ValueError(f"{op}: dropout_p must be in [0, 1], not {dropout_p!r}")
     length, source = query.shape[-2], key.shape[-2]
     xp = query.backend.xp
+    factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    scores = (query * factor) @ key.mT
     if is_causal:
         if attn_mask is not None:
             raise ValueError(f"{op}: pass either attn_mask or is_causal=True, not both (as PyTorch)")
         rows = xp.arange(length, device=query._device)
         cols = xp.arange(source, device=query._device)
-        attn_mask = Tensor._wrap(rows[:, None] >= cols[None, :], query.backend)
-    factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
-    scores = (query * factor) @ key.mT
-    if attn_mask is not None:
-        scores = scores + attention_bias(attn_mask, scores, op)
-    weights = scores.softmax(-1) if attn_mask is None else safe_softmax(scores)
+        scores = scores.where(rows[:, None] >= cols[None, :], -math.inf)  # (an array of the shapes: compiles)
+    elif attn_mask is not None:
+        mask = _lift(attn_mask, scores)
+        if xp.isdtype(mask.dtype, "bool"):
+            _check_mask_shape(mask, scores, op)
+            scores = scores.where(mask, -math.inf)  # (the mask a Tensor argument: a compiled call takes new ones)
+        else:
+            scores = scores + attention_bias(mask, scores, op)
+    weights = scores.softmax(-1) if attn_mask is None and not is_causal else safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True, generator)
     return weights @ value
+
+
+def _check_mask_shape(mask: Tensor, scores: Tensor, op: str) -> None:
+    check_same_backend(op, scores, mask)
+    try:
+        fits = fn.broadcast_shapes(op, scores.shape, mask.shape) == scores.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{op}: the mask of shape {mask.shape} does not broadcast to the attention scores of "
+                         f"shape {scores.shape}")
 
 
 def attention_bias(mask: Any, scores: Tensor, op: str, allowed: bool = True) -> Tensor:
@@ -830,15 +846,8 @@ def attention_bias(mask: Any, scores: Tensor, op: str, allowed: bool = True) -> 
     or those left out (MultiheadAttention's masks).
     """
     mask = _lift(mask, scores)
-    check_same_backend(op, scores, mask)
+    _check_mask_shape(mask, scores, op)
     xp = scores.backend.xp
-    try:
-        fits = fn.broadcast_shapes(op, scores.shape, mask.shape) == scores.shape
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ValueError(f"{op}: the mask of shape {mask.shape} does not broadcast to the attention scores of "
-                         f"shape {scores.shape}")
     if xp.isdtype(mask.dtype, "bool"):
         keep = mask.data if allowed else ~mask.data
         zero = xp.zeros(keep.shape, dtype=scores.dtype, device=scores._device)
@@ -848,10 +857,7 @@ def attention_bias(mask: Any, scores: Tensor, op: str, allowed: bool = True) -> 
     return mask if mask.dtype == scores.dtype else mask.astype(scores.dtype)
 
 
-def safe_softmax(scores: Tensor) -> Tensor:
-    """softmax over the last axis, with 0 (not NaN) for a row whose scores are all -inf (PyTorch's
-    `_safe_softmax`): those rows are set to 0 before the softmax and their weights multiplied by 0."""
-    xp = scores.backend.xp
-    alive = xp.any(scores.data != -math.inf, axis=-1, keepdims=True)
-    keep = Tensor._wrap(xp.astype(alive, scores.dtype), scores.backend)
-    return scores.where(alive, 0.0).softmax(-1) * keep
+def safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
+    """softmax over `dim`, with 0 (not NaN) for a slice whose scores are all -inf (PyTorch's
+    `_safe_softmax`): one node, `Softmax`'s values and gradient elsewhere."""
+    return nn_ops.SafeSoftmax.apply(scores, dim)

@@ -320,3 +320,26 @@ class Fold(Function):
     def backward(ctx: Context, h: Any) -> tuple:
         kernel, stride, window_axis, dilation = ctx.saved_tensors
         return Unfold.apply(h, kernel, stride, window_axis, dilation), None, None, None, None, None
+
+
+class SafeSoftmax(Function):
+    """softmax along `dim`, with zeros (not NaN) for a slice whose entries are all -inf (PyTorch's
+    `_safe_softmax`, for a query that may attend to no key); elsewhere exactly `Softmax`'s values
+    and backward formula."""
+    saves_output = True  # its backward reads ctx.output
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dim: int) -> Any:
+        xp = a.backend.xp
+        ctx.dim = dim
+        if 0 in a.shape:
+            return xp.zeros_like(a.data)
+        top = xp.max(a.data, axis=dim, keepdims=True)
+        e = xp.exp(a.data - xp.where(top == -math.inf, xp.zeros_like(top), top))  # a dead slice: exp(-inf) = 0
+        total = xp.sum(e, axis=dim, keepdims=True)
+        return e / xp.where(total == 0, xp.ones_like(total), total)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        y = ctx.output
+        return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
