@@ -462,4 +462,4 @@ add("scaled_dot_product_attention", nnF.scaled_dot_product_attention, ref_sdpa,
      Case("mask_and_causal", ((3, 2), (3, 2), (3, 2)), kwargs={"attn_mask": np.ones((3, 3), bool),
                                                                "is_causal": True},
           raises=ValueError, match="either attn_mask or is_causal")),
-    ("MatMul", "Softmax", "SafeSoftmax"))
+    ("MatMul", "Softmax", "SafeSoftmax", "MaskScores"))

@@ -282,3 +282,15 @@ def test_bad_input_names_expected_and_got():
         F.scaled_dot_product_attention(q, tl.zeros(2, 3, 5), q)
     with pytest.raises(ValueError, match=r"mask of shape \(2, 3\) does not broadcast"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=tl.ones(2, 3))
+
+
+def test_compiled_attention_takes_new_masks():
+    tl.manual_seed(0)
+    mha = nn.MultiheadAttention(4, 2, batch_first=True)
+    x = tl.randn(2, 3, 4)
+    run = tl.compile(lambda x, m: mha(x, x, x, key_padding_mask=m)[0].sum())
+    for blocked in ([[False, False, True], [False, True, False]], [[True, False, False], [False, False, False]]):
+        mask = tl.tensor(blocked)
+        assert run(x, mask).item() == pytest.approx(mha(x, x, x, key_padding_mask=mask)[0].sum().item(), rel=1e-14)
+    causal = tl.compile(lambda q: F.scaled_dot_product_attention(q, q, q, is_causal=True).sum())
+    assert causal(x).item() == pytest.approx(F.scaled_dot_product_attention(x, x, x, is_causal=True).sum().item())

@@ -251,3 +251,13 @@ def test_bad_input_names_expected_and_got():
         nn.GRU(3, 4, num_layers=0)
     with pytest.raises(ValueError, match=r"Expected hx size \(2, 4\), got \(4,\)"):
         nn.GRUCell(3, 4)(tl.zeros(2, 3), tl.zeros(4))
+
+
+def test_compiled_lstm_without_initial_state_matches_eager():
+    tl.manual_seed(0)
+    lstm = nn.LSTM(3, 4, num_layers=2, batch_first=True)  # the zero state makes no tensor: it compiles
+    step = tl.compile(lambda x: lstm(x)[0].sum())
+    for seed in (1, 2):
+        tl.manual_seed(seed)
+        x = tl.randn(2, 5, 3)
+        assert step(x).item() == lstm(x)[0].sum().item()

@@ -142,9 +142,9 @@ class MultiheadAttention(Module):
         v = split(F.linear(v_in, wv, bv), source)
         scores = (q * (1.0 / hd ** 0.5)) @ k.mT  # (N, heads, L, S)
         if attn_mask is not None:
-            scores = scores + self._attn_mask_bias(op, attn_mask, scores, batched)
+            scores = self._apply_attn_mask(op, attn_mask, scores)
         if key_padding_mask is not None:
-            scores = scores + self._padding_bias(op, key_padding_mask, scores, batched)
+            scores = self._apply_padding_mask(op, key_padding_mask, scores, batched)
         # (PyTorch: a query whose keys are all masked gets NaN weights when they are returned, and zero
         # ones, hence out_proj's bias as its output, when they are not)
         weights = scores.softmax(-1) if need_weights else F.safe_softmax(scores)
@@ -190,29 +190,29 @@ class MultiheadAttention(Module):
                                  f"batch sizes")
         return query, key, value
 
-    def _attn_mask_bias(self, op: str, mask: Any, scores: Tensor, batched: bool) -> Tensor:
+    def _apply_attn_mask(self, op: str, mask: Any, scores: Tensor) -> Tensor:
         batch, heads, length, source = scores.shape
         shape = tuple(getattr(mask, "shape", ()))
         if len(shape) == 2:
             if shape != (length, source):
                 raise ValueError(f"{op}: The shape of the 2D attn_mask is {shape}, but should be "
                                  f"{(length, source)}.")
-            return F.attention_bias(mask, scores, op, allowed=False)
+            return F.masked_scores(mask, scores, op, allowed=False)
         if len(shape) == 3:
             if shape != (batch * heads, length, source):
                 raise ValueError(f"{op}: The shape of the 3D attn_mask is {shape}, but should be "
                                  f"{(batch * heads, length, source)}.")
-            return F.attention_bias(mask.reshape(batch, heads, length, source), scores, op, allowed=False)
+            return F.masked_scores(mask, scores, op, allowed=False, shape=(batch, heads, length, source))
         raise ValueError(f"{op}: attn_mask's dimension {len(shape)} is not supported (2-D (L, S) or "
                          f"3-D (N * num_heads, L, S))")
 
-    def _padding_bias(self, op: str, mask: Any, scores: Tensor, batched: bool) -> Tensor:
+    def _apply_padding_mask(self, op: str, mask: Any, scores: Tensor, batched: bool) -> Tensor:
         batch, _, _, source = scores.shape
         shape = tuple(getattr(mask, "shape", ()))
         expected = (batch, source) if batched else (source,)
         if shape != expected:
             raise ValueError(f"{op}: expecting key_padding_mask shape of {expected}, but got {shape}")
-        return F.attention_bias(mask.reshape(batch, 1, 1, source), scores, op, allowed=False)
+        return F.masked_scores(mask, scores, op, allowed=False, shape=(batch, 1, 1, source))
 
     def extra_repr(self) -> str:
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"

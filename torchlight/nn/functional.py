@@ -805,56 +805,46 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                          f"length (dimension -2)")
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{op}: dropout_p must be in [0, 1], not {dropout_p!r}")
-    length, source = query.shape[-2], key.shape[-2]
-    xp = query.backend.xp
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     scores = (query * factor) @ key.mT
     if is_causal:
         if attn_mask is not None:
             raise ValueError(f"{op}: pass either attn_mask or is_causal=True, not both (as PyTorch)")
-        rows = xp.arange(length, device=query._device)
-        cols = xp.arange(source, device=query._device)
-        scores = scores.where(rows[:, None] >= cols[None, :], -math.inf)  # (an array of the shapes: compiles)
+        scores = nn_ops.MaskScores.apply(scores, None, True, None, True)
     elif attn_mask is not None:
-        mask = _lift(attn_mask, scores)
-        if xp.isdtype(mask.dtype, "bool"):
-            _check_mask_shape(mask, scores, op)
-            scores = scores.where(mask, -math.inf)  # (the mask a Tensor argument: a compiled call takes new ones)
-        else:
-            scores = scores + attention_bias(mask, scores, op)
+        scores = masked_scores(attn_mask, scores, op)
     weights = scores.softmax(-1) if attn_mask is None and not is_causal else safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True, generator)
     return weights @ value
 
 
-def _check_mask_shape(mask: Tensor, scores: Tensor, op: str) -> None:
-    check_same_backend(op, scores, mask)
+def _check_mask_shape(shape: tuple[int, ...], scores: Tensor, op: str) -> None:
     try:
-        fits = fn.broadcast_shapes(op, scores.shape, mask.shape) == scores.shape
+        fits = fn.broadcast_shapes(op, scores.shape, shape) == scores.shape
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"{op}: the mask of shape {mask.shape} does not broadcast to the attention scores of "
+        raise ValueError(f"{op}: the mask of shape {shape} does not broadcast to the attention scores of "
                          f"shape {scores.shape}")
 
 
-def attention_bias(mask: Any, scores: Tensor, op: str, allowed: bool = True) -> Tensor:
-    """A mask as an additive bias of the scores' dtype: a float mask itself, a boolean one 0 / -inf.
+def masked_scores(mask: Any, scores: Tensor, op: str, allowed: bool = True,
+                  shape: tuple[int, ...] | None = None) -> Tensor:
+    """The scores with a mask applied: a boolean mask sets -inf where a key is left out, a float one is added.
 
     `allowed`: whether True marks the keys that take part (scaled_dot_product_attention)
     or those left out (MultiheadAttention's masks).
     """
     mask = _lift(mask, scores)
-    _check_mask_shape(mask, scores, op)
-    xp = scores.backend.xp
-    if xp.isdtype(mask.dtype, "bool"):
-        keep = mask.data if allowed else ~mask.data
-        zero = xp.zeros(keep.shape, dtype=scores.dtype, device=scores._device)
-        return Tensor._wrap(xp.where(keep, zero, xp.full_like(zero, -math.inf)), scores.backend)
+    check_same_backend(op, scores, mask)
+    _check_mask_shape(mask.shape if shape is None else shape, scores, op)
+    if scores.backend.xp.isdtype(mask.dtype, "bool"):
+        return nn_ops.MaskScores.apply(scores, mask, allowed, shape)
     if not mask.backend.is_floating(mask.dtype):
         raise TypeError(f"{op}: the mask must be boolean or floating-point, not {mask.dtype}")
-    return mask if mask.dtype == scores.dtype else mask.astype(scores.dtype)
+    mask = mask if shape is None else mask.reshape(shape)
+    return scores + (mask if mask.dtype == scores.dtype else mask.astype(scores.dtype))
 
 
 def safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:

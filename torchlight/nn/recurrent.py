@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from torchlight.array_functions import cat, stack
@@ -35,27 +36,39 @@ _NAMES = {"RNN_TANH": "RNN", "RNN_RELU": "RNN", "LSTM": "LSTM", "GRU": "GRU"}
 
 
 # ------------------------------------------------------------- one step of each kind
-def _rnn_step(x_part: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
+# A state of None is the zero state: its terms are left out (h W_hh^T is 0, f c is 0), which gives the
+# same values bit for bit and makes no zeros tensor (so a compiled call needs no constant for it).
+def _hidden_part(h: Tensor | None, w_hh: Tensor, b_hh: Tensor | None) -> Tensor | None:
+    return b_hh if h is None else F.linear(h, w_hh, b_hh)
+
+
+def _plus(a: Tensor, b: Tensor | None) -> Tensor:
+    return a if b is None else a + b
+
+
+def _rnn_step(x_part: Tensor, h: Tensor | None, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
     """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh); `x_part` is the first half, already computed."""
-    pre = x_part + F.linear(h, w_hh, b_hh)
+    pre = _plus(x_part, _hidden_part(h, w_hh, b_hh))
     return pre.relu() if relu else pre.tanh()
 
 
-def _lstm_step(x_part: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
+def _lstm_step(x_part: Tensor, h: Tensor | None, c: Tensor | None, w_hh: Tensor,
+               b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     """PyTorch's LSTM: gates i, f, g, o (in that order along the 4 H rows); c' = f c + i g, h' = o tanh(c')."""
-    i, f, g, o = (x_part + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    i, f, g, o = _plus(x_part, _hidden_part(h, w_hh, b_hh)).chunk(4, -1)
+    c = i.sigmoid() * g.tanh() if c is None else f.sigmoid() * c + i.sigmoid() * g.tanh()
     return o.sigmoid() * c.tanh(), c
 
 
-def _gru_step(x_part: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+def _gru_step(x_part: Tensor, h: Tensor | None, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     """PyTorch's GRU: r, z, n; n = tanh(W_in x + b_in + r (W_hn h + b_hn)), h' = (1 - z) n + z h."""
     xr, xz, xn = x_part.chunk(3, -1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = (xr + hr).sigmoid()
-    z = (xz + hz).sigmoid()
-    n = (xn + r * hn).tanh()
-    return n + z * (h - n)
+    hidden = _hidden_part(h, w_hh, b_hh)
+    hr, hz, hn = (None, None, None) if hidden is None else hidden.chunk(3, -1)
+    r = _plus(xr, hr).sigmoid()
+    z = _plus(xz, hz).sigmoid()
+    n = xn.tanh() if hn is None else (xn + r * hn).tanh()
+    return n - z * n if h is None else n + z * (h - n)
 
 
 def _check_sizes(op: str, input_size: Any, hidden_size: Any) -> None:
@@ -183,10 +196,11 @@ class RNNBase(Module):
         states = directions * self.num_layers
         expected = (states, batch, self.hidden_size) if batched else (states, self.hidden_size)
         lstm = self.mode == "LSTM"
-        if hx is None:
-            zeros = like._full((states, batch, self.hidden_size), 0.0)
-            h0 = c0 = zeros
-        else:
+        if length == 0:
+            raise ValueError(f"{op}: Expected sequence length to be larger than 0, got input of shape {input.shape}")
+        first_h: Sequence[Tensor | None] = [None] * states  # the zero state
+        first_c: Sequence[Tensor | None] = first_h
+        if hx is not None:
             if lstm and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
                 raise TypeError(f"LSTM: hx must be a pair (h_0, c_0), not {type(hx).__name__}")
             if not lstm and isinstance(hx, (tuple, list)):
@@ -199,7 +213,7 @@ class RNNBase(Module):
             c0 = _check_state(op, "hidden[1]", pair[1], expected, like) if lstm else h0
             if not batched:
                 h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
-        first_h, first_c = h0.unbind(0), c0.unbind(0)
+            first_h, first_c = h0.unbind(0), c0.unbind(0)
         last_h: list[Tensor] = []
         last_c: list[Tensor] = []
         layer_input = x
@@ -209,7 +223,8 @@ class RNNBase(Module):
                 k = layer * directions + direction
                 w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, direction)
                 steps = F.linear(layer_input, w_ih, b_ih).unbind(0)  # the input's part of every step, one matmul
-                h, c = first_h[k], first_c[k]
+                h: Any = first_h[k]
+                c: Any = first_c[k]
                 sequence: list[Any] = [None] * length
                 for t in (range(length) if direction == 0 else range(length - 1, -1, -1)):
                     if lstm:
@@ -225,12 +240,15 @@ class RNNBase(Module):
             layer_input = outs[0] if directions == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        output, h_n, c_n = layer_input, stack(last_h, 0), stack(last_c, 0)
+        output, h_n = layer_input, stack(last_h, 0)
         if batched and self.batch_first:
             output = output.transpose(0, 1)
         if not batched:
-            output, h_n, c_n = output.squeeze(1), h_n.squeeze(1), c_n.squeeze(1)
-        return (output, (h_n, c_n)) if lstm else (output, h_n)
+            output, h_n = output.squeeze(1), h_n.squeeze(1)
+        if not lstm:
+            return output, h_n
+        c_n = stack(last_c, 0)
+        return output, (h_n, c_n if batched else c_n.squeeze(1))
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
@@ -341,17 +359,17 @@ class RNNCellBase(Module):
             if p is not None:
                 init.uniform_(p, -bound, bound)
 
-    def _prepare(self, input: Tensor, states: tuple[Any, ...]) -> tuple[Tensor, list[Tensor], bool]:
-        """The input as (N, input_size), the states as (N, H) (zeros for None), and whether it was batched."""
+    def _prepare(self, input: Tensor, states: tuple[Any, ...]) -> tuple[Tensor, list[Any], bool]:
+        """The input as (N, input_size), the states as (N, H) (None: the zero state), and whether it was batched."""
         op = type(self).__name__
         _check_input(op, input, self.weight_ih, self.input_size, (1, 2))
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
         expected = (x.shape[0], self.hidden_size) if batched else (self.hidden_size,)
-        out = []
+        out: list[Tensor | None] = []
         for k, state in enumerate(states):
-            if state is None:
-                out.append(self.weight_ih._full((x.shape[0], self.hidden_size), 0.0))
+            if state is None:  # the zero state (see _hidden_part)
+                out.append(None)
                 continue
             name = "hx" if len(states) == 1 else f"hx[{k}]"
             state = _check_state(op, name, state, expected, self.weight_ih)
