@@ -57,6 +57,7 @@ SEQUENCE_CASES = [
     ("RNN", dict(nonlinearity="relu", num_layers=2, bidirectional=True, batch_first=True, bias=False), True),
     ("LSTM", dict(num_layers=2, bidirectional=True), True),
     ("LSTM", dict(batch_first=True), False),
+    ("LSTM", dict(proj_size=2, num_layers=2, bidirectional=True), True),
     ("GRU", dict(num_layers=2, bidirectional=True, batch_first=True), True),
     ("GRU", dict(bias=False), False),
 ]
@@ -73,7 +74,8 @@ def test_sequence_layers_against_torch(torch, kind, options, with_state):
     x = rng.standard_normal((N, L, IN) if options.get("batch_first") else (L, N, IN))
     arrays = [x]
     if with_state:
-        arrays += [rng.standard_normal((d * layers, N, H)) for _ in range(2 if kind == "LSTM" else 1)]
+        arrays += [rng.standard_normal((d * layers, N, options.get("proj_size") or H))]
+        arrays += [rng.standard_normal((d * layers, N, H))] if kind == "LSTM" else []
 
     def call(module, x, *states):
         return module(x, tuple(states) if kind == "LSTM" else states[0]) if states else module(x)
@@ -250,6 +252,10 @@ def test_bad_input_names_expected_and_got():
         nn.GRU(3, 4, dropout=1.5)
     with pytest.raises(ValueError, match="num_layers"):
         nn.GRU(3, 4, num_layers=0)
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        nn.LSTM(3, 4, proj_size=4)
+    with pytest.raises(ValueError, match=r"Expected hidden\[0\] size \(1, 1, 2\), got \(1, 1, 4\)"):
+        nn.LSTM(3, 4, proj_size=2)(tl.zeros(2, 1, 3), (tl.zeros(1, 1, 4), tl.zeros(1, 1, 4)))
     with pytest.raises(ValueError, match=r"Expected hx size \(2, 4\), got \(4,\)"):
         nn.GRUCell(3, 4)(tl.zeros(2, 3), tl.zeros(4))
 

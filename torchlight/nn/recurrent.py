@@ -125,8 +125,14 @@ class RNNBase(Module):
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
             raise ValueError(f"{op}: dropout should be a number in range [0, 1] representing the probability of "
                              f"an element being zeroed, not {dropout!r}")
-        if proj_size:
-            raise ValueError(f"{op}: proj_size={proj_size} is not supported here (only proj_size=0)")
+        if isinstance(proj_size, bool) or not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError(f"{op}: proj_size should be a positive integer or zero to disable projections, "
+                             f"not {proj_size!r}")
+        if proj_size and mode != "LSTM":
+            raise ValueError(f"{op}: proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError(f"{op}: proj_size has to be smaller than hidden_size, got proj_size={proj_size} "
+                             f"and hidden_size={hidden_size}")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -135,18 +141,21 @@ class RNNBase(Module):
         self.batch_first = batch_first
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
-        self.proj_size = 0
+        self.proj_size = proj_size
+        real_hidden = proj_size or hidden_size  # the width of h (c keeps hidden_size)
         gates = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
-            width = input_size if layer == 0 else hidden_size * directions
+            width = input_size if layer == 0 else real_hidden * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (gates, width)),
-                                                             ("weight_hh", (gates, hidden_size))]
+                                                             ("weight_hh", (gates, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in shapes:
                     setattr(self, name + suffix, new_parameter(shape, backend, device, dtype))
                     self._flat_weights_names.append(name + suffix)
@@ -162,8 +171,8 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Tensor]]:
-        """The parameters per layer and direction: [[w_ih, w_hh, b_ih, b_hh], ...], PyTorch's order."""
-        per = 4 if self.bias else 2
+        """The parameters per layer and direction: [[w_ih, w_hh, b_ih, b_hh(, w_hr)], ...], PyTorch's order."""
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         flat = [getattr(self, name) for name in self._flat_weights_names]
         return [flat[k:k + per] for k in range(0, len(flat), per)]
 
@@ -180,7 +189,8 @@ class RNNBase(Module):
 
         `input` is (L, N, input_size), (N, L, input_size) with `batch_first`,
         or unbatched (L, input_size); `hx` (D num_layers, N, H) (for LSTM a
-        pair (h_0, c_0)), zeros when None. `output` holds the last layer's
+        pair (h_0, c_0); with `proj_size` h is (D num_layers, N, proj_size)),
+        zeros when None. `output` holds the last layer's
         h_t for every t (both directions concatenated), `h_n` each layer's
         and direction's last state (the reverse direction's is at t = 0).
         """
@@ -194,7 +204,9 @@ class RNNBase(Module):
         length, batch = x.shape[:2]
         directions = 2 if self.bidirectional else 1
         states = directions * self.num_layers
-        expected = (states, batch, self.hidden_size) if batched else (states, self.hidden_size)
+        real_hidden = self.proj_size or self.hidden_size
+        expected = (states, batch, real_hidden) if batched else (states, real_hidden)
+        expected_c = (states, batch, self.hidden_size) if batched else (states, self.hidden_size)
         lstm = self.mode == "LSTM"
         if length == 0:
             raise ValueError(f"{op}: Expected sequence length to be larger than 0, got input of shape {input.shape}")
@@ -210,7 +222,7 @@ class RNNBase(Module):
                 raise ValueError(f"{op}: For unbatched 2-D input, hx should also be 2-D but got "
                                  f"{pair[0].ndim}-D tensor")
             h0 = _check_state(op, "hidden[0]" if lstm else "hidden", pair[0], expected, like)
-            c0 = _check_state(op, "hidden[1]", pair[1], expected, like) if lstm else h0
+            c0 = _check_state(op, "hidden[1]", pair[1], expected_c, like) if lstm else h0
             if not batched:
                 h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
             first_h, first_c = h0.unbind(0), c0.unbind(0)
@@ -222,6 +234,8 @@ class RNNBase(Module):
             for direction in range(directions):
                 k = layer * directions + direction
                 w_ih, w_hh, b_ih, b_hh = self._layer_weights(layer, direction)
+                w_hr = getattr(self, f"weight_hr_l{layer}" + ("_reverse" if direction else "")) if self.proj_size \
+                    else None
                 steps = F.linear(layer_input, w_ih, b_ih).unbind(0)  # the input's part of every step, one matmul
                 h: Any = first_h[k]
                 c: Any = first_c[k]
@@ -229,6 +243,8 @@ class RNNBase(Module):
                 for t in (range(length) if direction == 0 else range(length - 1, -1, -1)):
                     if lstm:
                         h, c = _lstm_step(steps[t], h, c, w_hh, b_hh)
+                        if w_hr is not None:  # the projection: h = o tanh(c) W_hr^T
+                            h = F.linear(h, w_hr)
                     elif self.mode == "GRU":
                         h = _gru_step(steps[t], h, w_hh, b_hh)
                     else:
@@ -252,6 +268,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            text += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             text += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -295,6 +313,8 @@ class RNN(RNNBase):
 
 class LSTM(RNNBase):
     """Long short-term memory: returns (output, (h_n, c_n)); gates i, f, g, o as PyTorch's.
+
+    `proj_size` > 0 projects each h_t through `weight_hr_l{k}` (proj_size, hidden_size), as PyTorch's.
 
     Example:
         >>> import torchlight as tl
