@@ -388,3 +388,78 @@ add("gelu", lambda x, approximate="none": nnF.gelu(x, approximate), ref_gelu,
              Case("bad_approximate", ((3,),), kwargs={"approximate": "erf"}, raises=ValueError,
                   match="gelu: approximate must be 'none' or 'tanh'")),
     ("Ndtr", "Tanh"))
+
+
+# ------------------------------------ conv1d, conv_transpose2d, attention (appended with torchlight.nn.recurrent)
+def ref_conv1d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: int = 1, padding: Any = 0,
+               dilation: int = 1, groups: int = 1) -> np.ndarray:
+    """conv2d over a height of 1."""
+    pad = padding if isinstance(padding, str) else (0, padding)
+    out = ref_conv2d(x[:, :, None, :], w[:, :, None, :], b, (1, stride), pad, (1, dilation), groups)
+    return out[:, :, 0, :]
+
+
+def ref_conv_transpose2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, stride: Any = 1,
+                         padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> np.ndarray:
+    """Each input pixel scatters w[c] * x[c] into the output, strides apart, taps dilation apart; then the
+    padding is cut off each side (output_padding rows and columns at the end, zero past the last tap)."""
+    (sh, sw), (ph, pw), (oh, ow), (dh, dw) = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    n, cin, h, wd = x.shape
+    _, per_out, kh, kw = w.shape
+    per_in = cin // groups
+    full = ((h - 1) * sh + dh * (kh - 1) + 1 + oh, (wd - 1) * sw + dw * (kw - 1) + 1 + ow)
+    out = np.zeros((n, per_out * groups) + full)
+    for g in range(groups):
+        xs, ws = x[:, g * per_in:(g + 1) * per_in], w[g * per_in:(g + 1) * per_in]
+        for i in range(kh):
+            for j in range(kw):
+                out[:, g * per_out:(g + 1) * per_out, i * dh:i * dh + sh * (h - 1) + 1:sh,
+                    j * dw:j * dw + sw * (wd - 1) + 1:sw] += np.einsum("nchw,co->nohw", xs, ws[:, :, i, j])
+    out = out[:, :, ph:full[0] - ph, pw:full[1] - pw]
+    return out if b is None else out + b[:, None, None]
+
+
+def ref_sdpa(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: Any = None, is_causal: bool = False,
+             scale: float | None = None) -> np.ndarray:
+    """softmax(q k^T scale + mask) v; a boolean mask keeps its True keys; a query with no key gets 0."""
+    scores = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    if is_causal:
+        attn_mask = np.tril(np.ones(scores.shape[-2:], bool))
+    if attn_mask is not None and attn_mask.dtype == bool:
+        scores = np.where(attn_mask, scores, -np.inf)
+    elif attn_mask is not None:
+        scores = scores + attn_mask
+    top = scores.max(-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isneginf(top), 0.0, top))
+    total = e.sum(-1, keepdims=True)
+    return e / np.where(total == 0, 1.0, total) @ v
+
+
+add("conv1d", nnF.conv1d, ref_conv1d,
+    (Case("plain", ((2, 2, 7), (3, 2, 3), (3,))),
+     Case("strided_dilated_groups", ((1, 4, 9), (4, 2, 2), (4,)),
+          kwargs={"stride": 2, "padding": 1, "dilation": 2, "groups": 2}),
+     Case("same", ((2, 2, 6), (3, 2, 4)), kwargs={"padding": "same"}),
+     Case("wrong_channels", ((1, 3, 5), (2, 2, 3)), raises=ValueError, match="conv1d: the input of shape (1, 3, 5)")),
+    ("Pad", "Unfold", "Linear", "MatMul"))
+add("conv_transpose2d", nnF.conv_transpose2d, ref_conv_transpose2d,
+    (Case("plain", ((2, 2, 3, 3), (2, 3, 2, 2), (3,))),
+     Case("strided_padded", ((1, 2, 3, 4), (2, 2, 3, 3), (2,)),
+          kwargs={"stride": (2, 3), "padding": 1, "output_padding": (1, 2)}),
+     Case("groups_dilation", ((1, 4, 3, 3), (4, 1, 2, 3)), kwargs={"groups": 2, "dilation": (2, 1), "stride": 2}),
+     Case("past_the_last_tap", ((1, 1, 2, 2), (1, 1, 2, 2)), kwargs={"stride": 3, "output_padding": 2},
+          note="output_padding beyond the padding: zero rows and columns at the end"),
+     Case("bad_output_padding", ((1, 1, 2, 2), (1, 1, 2, 2)), kwargs={"stride": 2, "output_padding": 2},
+          raises=ValueError, match="output_padding (2, 2) must be smaller than either stride")),
+    ("MatMul", "Fold", "Gather", "Pad"))
+CAUSAL_KEEP = np.array([[True, False, True, False], [False, False, False, False], [True, True, False, True]])
+add("scaled_dot_product_attention", nnF.scaled_dot_product_attention, ref_sdpa,
+    (Case("plain", ((2, 3, 4), (2, 4, 4), (2, 4, 2))),
+     Case("causal_scaled", ((2, 3, 2), (2, 3, 2), (2, 3, 3)), kwargs={"is_causal": True, "scale": 0.5}),
+     Case("bool_mask", ((3, 2), (4, 2), (4, 3)), kwargs={"attn_mask": CAUSAL_KEEP},
+          note="the second query sees no key: zero weights, as PyTorch's"),
+     Case("float_mask", ((2, 3, 2), (2, 4, 2), (2, 4, 2), (3, 4))),
+     Case("mask_and_causal", ((3, 2), (3, 2), (3, 2)), kwargs={"attn_mask": np.ones((3, 3), bool),
+                                                               "is_causal": True},
+          raises=ValueError, match="either attn_mask or is_causal")),
+    ("MatMul", "Softmax", "SafeSoftmax", "MaskScores"))

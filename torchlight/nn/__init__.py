@@ -13,8 +13,9 @@ Example:
 
 from torchlight.nn import functional, init, modules
 from torchlight.nn.activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from torchlight.nn.attention import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from torchlight.nn.container import Sequential
-from torchlight.nn.conv import Conv2d
+from torchlight.nn.conv import Conv1d, Conv2d, ConvTranspose2d
 from torchlight.nn.dropout import Dropout
 from torchlight.nn.embedding import Embedding
 from torchlight.nn.linear import Flatten, Identity, Linear
@@ -23,6 +24,7 @@ from torchlight.nn.module import Module
 from torchlight.nn.normalization import LayerNorm
 from torchlight.nn.parameter import Parameter
 from torchlight.nn.pooling import AvgPool2d, MaxPool2d
+from torchlight.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = [
     "AvgPool2d",
@@ -48,4 +50,17 @@ __all__ = [
     "functional",
     "init",
     "modules",
+    "Conv1d",
+    "ConvTranspose2d",
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "MultiheadAttention",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
 ]

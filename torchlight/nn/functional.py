@@ -50,6 +50,9 @@ __all__ = [
     "softmax",
     "softplus",
     "tanh",
+    "conv1d",
+    "conv_transpose2d",
+    "scaled_dot_product_attention",
 ]
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -667,3 +670,187 @@ def embedding(indices: Any, weight: Tensor) -> Tensor:
     indices, _ = _class_labels(indices, weight, weight.shape[0], "embedding", "indices", "embeddings")
     return weight[indices]
 
+
+
+# ------------------------------------------- conv1d, conv_transpose2d, attention
+def _single(value: Any, name: str, op: str, minimum: int) -> int:
+    one = value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value
+    if isinstance(one, bool) or not isinstance(one, int) or one < minimum:
+        raise ValueError(f"{op}: {name} must be an int >= {minimum} (or a 1-tuple of one), not {value!r}")
+    return one
+
+
+def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
+           padding: int | Sequence[int] | str = 0, dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+    """1-d cross-correlation: `x` (N, C, L) or (C, L), `weight` (O, C / groups, k), `bias` (O,).
+
+    Computed as `conv2d` over a height of 1 (so its options, gradients and
+    second derivatives are conv2d's). Output length
+    (L + 2 p - d (k - 1) - 1) // s + 1; `padding` "valid" or "same" as conv2d.
+
+    Example:
+        >>> import torchlight as tl
+        >>> conv1d(tl.ones(1, 2, 5), tl.ones(3, 2, 3), padding=1).tolist()[0][0]
+        [4.0, 6.0, 6.0, 6.0, 4.0]
+    """
+    op = "conv1d"
+    _check_float(x, op)
+    s, d = _single(stride, "stride", op, 1), _single(dilation, "dilation", op, 1)
+    pad: Any = padding if isinstance(padding, str) else (0, _single(padding, "padding", op, 0))
+    if x.ndim not in (2, 3) or getattr(weight, "ndim", None) != 3:
+        raise ValueError(f"{op}: needs an input (N, C, L) or (C, L) and a weight (O, C / groups, k), "
+                         f"got shapes {x.shape} and {getattr(weight, 'shape', None)}")
+    if x.ndim == 3 and x.shape[1] != weight.shape[1] * groups or x.ndim == 2 and x.shape[0] != weight.shape[1] * groups:
+        raise ValueError(f"{op}: the input of shape {x.shape} has {x.shape[-2]} channels, but the weight of shape "
+                         f"{weight.shape} with groups={groups} expects {weight.shape[1] * groups}")
+    if x.shape[-1] + (0 if isinstance(pad, str) else 2 * pad[1]) < d * (weight.shape[-1] - 1) + 1 and pad != "same":
+        raise ValueError(f"{op}: the kernel of size {weight.shape[-1]} (dilation {d}) is larger than the padded "
+                         f"input of length {x.shape[-1]}")
+    lifted = x.reshape(x.shape[:-1] + (1, x.shape[-1]))
+    out = conv2d(lifted, weight.reshape(weight.shape[:2] + (1, weight.shape[2])), bias, (1, s), pad, (1, d), groups)
+    return out.reshape(out.shape[:-2] + (out.shape[-1],))
+
+
+def conv_transpose2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sequence[int] = 1,
+                     padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """The transposed 2-d convolution (the gradient of `conv2d` with respect to its input), PyTorch's arguments.
+
+    `x` (N, C_in, H, W) or (C_in, H, W), `weight` (C_in, C_out / groups, kh, kw),
+    `bias` (C_out,). Each input pixel's channels meet the weight in one matmul
+    (a batched one over the groups), giving a (C_out, kh, kw) patch per pixel;
+    the patches are added into place (`Fold`: strides apart, taps `dilation`
+    apart), then `padding` is cut off each side. Output height
+    (H - 1) s - 2 p + d (kh - 1) + output_padding + 1; `output_padding`
+    (< stride or < dilation, as PyTorch) adds rows at the bottom, columns at the right.
+
+    Example:
+        >>> import torchlight as tl
+        >>> conv_transpose2d(tl.ones(1, 1, 2, 2), tl.ones(1, 1, 2, 2), stride=1).tolist()[0][0]
+        [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
+    """
+    op = "conv_transpose2d"
+    _check_float(x, op)
+    stride = _pair(stride, "stride", op, 1)
+    padding = _pair(padding, "padding", op, 0)
+    output_padding = _pair(output_padding, "output_padding", op, 0)
+    dilation = _pair(dilation, "dilation", op, 1)
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"{op}: groups must be an int >= 1, not {groups!r}")
+    if x.ndim == 3:
+        out = conv_transpose2d(x.reshape((1,) + x.shape), weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+        return out.reshape(out.shape[1:])
+    if x.ndim != 4 or getattr(weight, "ndim", None) != 4:
+        raise ValueError(f"{op}: needs an input (N, C_in, H, W) and a weight (C_in, C_out / groups, kh, kw), "
+                         f"got shapes {x.shape} and {getattr(weight, 'shape', None)}")
+    n, channels, h, w = x.shape
+    _, outs, kh, kw = weight.shape
+    if channels != weight.shape[0] or channels % groups:
+        raise ValueError(f"{op}: the input has {channels} channels (shape {x.shape}) but the weight of shape "
+                         f"{weight.shape} expects {weight.shape[0]}, divisible by groups={groups}")
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        raise ValueError(f"{op}: output_padding {output_padding} must be smaller than either stride {stride} "
+                         f"or dilation {dilation}")
+    out_channels = outs * groups
+    if bias is not None and tuple(bias.shape) != (out_channels,):
+        raise ValueError(f"{op}: the bias must have shape ({out_channels},), not {tuple(bias.shape)}")
+    full = tuple((size - 1) * s + dd * (k - 1) + 1 for size, s, dd, k in zip((h, w), stride, dilation, (kh, kw)))
+    ends = tuple(f + o - p for f, o, p in zip(full, output_padding, padding))  # where the output stops in `full`
+    if any(e - p <= 0 for e, p in zip(ends, padding)):
+        raise ValueError(f"{op}: padding {padding} leaves no output of the input of shape {x.shape} "
+                         f"(the unpadded output would be {tuple(e + p for e, p in zip(ends, padding))})")
+    per_group = channels // groups
+    rows = x.reshape(n, groups, per_group, h * w).permute(1, 0, 3, 2).reshape(groups, n * h * w, per_group)
+    patches = rows @ weight.reshape(groups, per_group, outs * kh * kw)  # (groups, N*H*W, outs*kh*kw)
+    patches = patches.reshape(groups, n, h, w, outs, kh * kw).permute(1, 0, 4, 2, 3, 5)
+    patches = patches.reshape(n, out_channels, h, w, kh * kw)
+    out = nn_ops.Fold.apply(patches, (n, out_channels) + full, (kh, kw), stride, -1, dilation)
+    if padding != (0, 0) or ends != full:  # cut `padding` off; output_padding past the last window adds zeros
+        out = out[:, :, padding[0]:min(ends[0], full[0]), padding[1]:min(ends[1], full[1])]
+        out = _pad2d(out, tuple((0, max(e - f, 0)) for e, f in zip(ends, full)), 0.0)
+    return out if bias is None else out + bias.reshape(out_channels, 1, 1)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 generator: Any = None) -> Tensor:
+    """softmax(query @ key^T * scale + mask) @ value, PyTorch's arguments (its reference formula).
+
+    `query` (..., L, E), `key` (..., S, E), `value` (..., S, Ev); `scale`
+    defaults to 1 / sqrt(E). `attn_mask` broadcasts to (..., L, S): a boolean
+    mask says which keys each query may attend to (True: it takes part, as
+    PyTorch's), a float mask is added to the scores. `is_causal` masks the
+    upper triangle (query i sees keys 0 ... i) and excludes `attn_mask`.
+    `dropout_p` drops attention weights (pass 0.0 outside training: the
+    function does not know the mode). A query that may attend to no key (its
+    scores all -inf) gets zero weights, hence a zero output and gradient, as
+    PyTorch's own function (its documented reference formula would give NaN).
+
+    Example:
+        >>> import torchlight as tl
+        >>> q = k = v = tl.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+        >>> out = scaled_dot_product_attention(q, k, v, is_causal=True)
+        >>> out.tolist()[0][0]        # the first query sees only the first key
+        [1.0, 0.0]
+    """
+    op = "scaled_dot_product_attention"
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        _check_float(t, op)
+        if t.ndim < 2:
+            raise ValueError(f"{op}: {name} must have at least 2 dimensions (..., length, features), "
+                             f"got shape {t.shape}")
+    if query.shape[-1] != key.shape[-1]:
+        raise ValueError(f"{op}: query of shape {query.shape} and key of shape {key.shape} must have the same "
+                         f"last dimension")
+    if key.shape[-2] != value.shape[-2]:
+        raise ValueError(f"{op}: key of shape {key.shape} and value of shape {value.shape} must have the same "
+                         f"length (dimension -2)")
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"{op}: dropout_p must be in [0, 1], not {dropout_p!r}")
+    factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    scores = (query * factor) @ key.mT
+    if is_causal:
+        if attn_mask is not None:
+            raise ValueError(f"{op}: pass either attn_mask or is_causal=True, not both (as PyTorch)")
+        scores = nn_ops.MaskScores.apply(scores, None, True, None, True)
+    elif attn_mask is not None:
+        scores = masked_scores(attn_mask, scores, op)
+    weights = scores.softmax(-1) if attn_mask is None and not is_causal else safe_softmax(scores)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True, generator)
+    return weights @ value
+
+
+def _check_mask_shape(shape: tuple[int, ...], scores: Tensor, op: str) -> None:
+    try:
+        fits = fn.broadcast_shapes(op, scores.shape, shape) == scores.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{op}: the mask of shape {shape} does not broadcast to the attention scores of "
+                         f"shape {scores.shape}")
+
+
+def masked_scores(mask: Any, scores: Tensor, op: str, allowed: bool = True,
+                  shape: tuple[int, ...] | None = None) -> Tensor:
+    """The scores with a mask applied: a boolean mask sets -inf where a key is left out, a float one is added.
+
+    `allowed`: whether True marks the keys that take part (scaled_dot_product_attention)
+    or those left out (MultiheadAttention's masks).
+    """
+    mask = _lift(mask, scores)
+    check_same_backend(op, scores, mask)
+    _check_mask_shape(mask.shape if shape is None else shape, scores, op)
+    if scores.backend.xp.isdtype(mask.dtype, "bool"):
+        return nn_ops.MaskScores.apply(scores, mask, allowed, shape)
+    if not mask.backend.is_floating(mask.dtype):
+        raise TypeError(f"{op}: the mask must be boolean or floating-point, not {mask.dtype}")
+    mask = mask if shape is None else mask.reshape(shape)
+    return scores + (mask if mask.dtype == scores.dtype else mask.astype(scores.dtype))
+
+
+def safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
+    """softmax over `dim`, with 0 (not NaN) for a slice whose scores are all -inf (PyTorch's
+    `_safe_softmax`): one node, `Softmax`'s values and gradient elsewhere."""
+    return nn_ops.SafeSoftmax.apply(scores, dim)

@@ -18,7 +18,7 @@ from typing import Any
 import array_api_compat
 
 from torchlight import grad_mode
-from torchlight.engine import Context, Function
+from torchlight.engine import Context, Function, Variable
 from torchlight.ops.activations import Sigmoid
 from torchlight.ops.common import _const, mean_scale
 from torchlight.ops.complex_numbers import conj
@@ -320,3 +320,58 @@ class Fold(Function):
     def backward(ctx: Context, h: Any) -> tuple:
         kernel, stride, window_axis, dilation = ctx.saved_tensors
         return Unfold.apply(h, kernel, stride, window_axis, dilation), None, None, None, None, None
+
+
+class SafeSoftmax(Function):
+    """softmax along `dim`, with zeros (not NaN) for a slice whose entries are all -inf (PyTorch's
+    `_safe_softmax`, for a query that may attend to no key); elsewhere exactly `Softmax`'s values
+    and backward formula."""
+    saves_output = True  # its backward reads ctx.output
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, dim: int) -> Any:
+        xp = a.backend.xp
+        ctx.dim = dim
+        if 0 in a.shape:
+            return xp.zeros_like(a.data)
+        top = xp.max(a.data, axis=dim, keepdims=True)
+        e = xp.exp(a.data - xp.where(top == -math.inf, xp.zeros_like(top), top))  # a dead slice: exp(-inf) = 0
+        total = xp.sum(e, axis=dim, keepdims=True)
+        return e / xp.where(total == 0, xp.ones_like(total), total)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        y = ctx.output
+        return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
+
+
+class MaskScores(Function):
+    """Attention scores with -inf where a query may not attend to a key, as one node.
+
+    `mask` is a boolean Tensor (an input of the node: a compiled call takes
+    a new one) broadcasting to the scores, or None with `causal`; `keep` says whether True marks the keys that take part
+    (scaled_dot_product_attention) or those left out (MultiheadAttention).
+    The gradient passes where the score was kept, 0 elsewhere.
+    """
+    elementwise = False
+
+    @staticmethod
+    def forward(ctx: Context, scores: Any, mask: Any, keep: bool, shape: tuple[int, ...] | None = None,
+                causal: bool = False) -> Any:
+        xp = scores.backend.xp
+        if causal:  # query i sees keys 0 ... i (made here from the shapes: no array argument to replay)
+            rows = xp.arange(scores.shape[-2], device=scores._device)
+            cols = xp.arange(scores.shape[-1], device=scores._device)
+            data = xp.reshape(rows, (-1, 1)) >= xp.reshape(cols, (1, -1))
+        else:
+            data = mask.data if isinstance(mask, Variable) else mask
+        if shape is not None:  # (a key padding mask (N, S) as (N, 1, 1, S))
+            data = xp.reshape(data, shape)
+        kept = data if keep else xp.logical_not(data)
+        ctx.save_for_backward(kept)
+        return xp.where(kept, scores.data, xp.full_like(scores.data, -math.inf))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (kept,) = ctx.saved_tensors
+        return g.where(kept, 0.0), None, None, None, None
