@@ -35,7 +35,7 @@ from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.serialization import load, save
+from torchlight.serialization import CheckpointError, load, save
 from torchlight.tensor import Tensor
 
 # the standard's dtypes, as `tl.float32` (the same objects as `torchlight.array_api.float32`)
@@ -85,3 +85,4 @@ __all__ = [
 ]
 __all__ += array_functions.__all__
 __all__ += list(_DTYPES)
+__all__ += ["CheckpointError"]
