@@ -178,7 +178,7 @@ def _host_array(name: Any, value: Any) -> np.ndarray:
     # np.asarray(order="C"), not np.ascontiguousarray: that one makes a 0-d array 1-d
     if "bfloat16" in str(value.dtype):
         source = value.backend if isinstance(value, Tensor) else backends.of(value)
-        if source.name != "torch":
+        if not source.torch_tensors:  # (written by safetensors' torch side, see _save_with_torch)
             raise TypeError(f"tl.save: entry {name!r} is bfloat16 on the {source.name} backend; bfloat16 is saved "
                             "from the torch backend only (cast it to float32, or move it to backend='torch')")
         return _Bfloat16(value.data if isinstance(value, Tensor) else value)  # type: ignore[return-value]
@@ -300,7 +300,7 @@ def _check_bfloat16_target(name: str, backend: Any, device: Any) -> None:
     if backend is None and device is not None and hasattr(device, "backend"):
         backend = device.backend
     target = backends.get(backend)
-    if target.name != "torch":
+    if not target.torch_tensors:  # (read by safetensors' torch side, see _read_with_torch)
         raise _Refused(f"tl.load: entry {name!r} is bfloat16, which only the torch backend holds (NumPy has no "
                        f"bfloat16); load with backend='torch', not the {target.name} backend")
 

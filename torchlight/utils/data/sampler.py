@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any, Generic, TypeVar
 
@@ -32,7 +33,9 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 def _is_torch_generator(generator: Any) -> bool:
-    return type(generator).__module__.startswith("torch") and hasattr(generator, "manual_seed")
+    """A `torch.Generator` (torch is not imported: a process without it has none)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(generator, torch.Generator)
 
 
 def _resolve(generator: Any, what: str) -> Any:
