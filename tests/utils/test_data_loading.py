@@ -238,3 +238,34 @@ def test_torch_backend_data_stays_on_torch(torch):
     data = TensorDataset(torch.arange(6.0).reshape(3, 2), torch.arange(3))
     xb, yb = next(iter(DataLoader(data, batch_size=2)))
     assert xb.backend.name == "torch" and isinstance(xb.data, torch.Tensor)
+
+
+def test_subsets_of_a_tensor_dataset_batch_as_their_samples():
+    data = TensorDataset(X, Y)
+    inner = Subset(data, [9, 8, 7, 6, 5, 4])
+    outer = Subset(inner, [5, 0, 2])
+    (xb, yb), = list(DataLoader(outer, batch_size=3))
+    assert yb.tolist() == [4, 9, 7]
+    np.testing.assert_array_equal(xb.numpy(), X[[4, 9, 7]])
+
+
+def test_weighted_random_sampler():
+    from torchlight.utils.data import WeightedRandomSampler
+
+    draws = list(WeightedRandomSampler([0.0, 3.0, 1.0], 200, generator=np.random.default_rng(0)))
+    assert set(draws) == {1, 2} and draws.count(1) > draws.count(2)
+    assert sorted(WeightedRandomSampler([1.0, 1.0, 1.0], 3, replacement=False,
+                                        generator=np.random.default_rng(0))) == [0, 1, 2]
+    with pytest.raises(ValueError, match="non-negative"):
+        WeightedRandomSampler([-1.0, 1.0], 2)
+    with pytest.raises(ValueError, match="without replacement"):
+        WeightedRandomSampler([0.0, 1.0], 2, replacement=False)
+
+
+def test_weighted_random_sampler_with_a_torch_generator_as_pytorch(torch):
+    from torchlight.utils.data import WeightedRandomSampler
+
+    weights = [0.1, 0.5, 0.2, 0.2]
+    ours = list(WeightedRandomSampler(weights, 12, generator=torch.Generator().manual_seed(3)))
+    theirs = list(torch.utils.data.WeightedRandomSampler(weights, 12, generator=torch.Generator().manual_seed(3)))
+    assert ours == theirs

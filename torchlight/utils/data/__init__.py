@@ -13,7 +13,14 @@ Example:
 from torchlight.utils.data.collate import default_collate, default_convert
 from torchlight.utils.data.dataloader import DataLoader, get_worker_info
 from torchlight.utils.data.dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from torchlight.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from torchlight.utils.data.sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchSampler",
@@ -27,6 +34,7 @@ __all__ = [
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "default_convert",
     "get_worker_info",

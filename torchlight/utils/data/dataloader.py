@@ -32,7 +32,7 @@ import numpy as np
 from torchlight.creation import tensor
 from torchlight.tensor import Tensor
 from torchlight.utils.data.collate import default_collate, default_convert
-from torchlight.utils.data.dataset import IterableDataset, TensorDataset
+from torchlight.utils.data.dataset import IterableDataset, Subset, TensorDataset
 from torchlight.utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler, _is_torch_generator
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -145,10 +145,12 @@ class DataLoader:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
             return
-        gather = type(self.dataset).__getitem__ is TensorDataset.__getitem__ and self.collate_fn is default_collate
+        source, maps = _tensor_rows(self.dataset) if self.collate_fn is default_collate else (None, [])
         for indices in self.batch_sampler:
-            if gather:  # one take per tensor: the rows default_collate would stack
-                yield [_rows(t, indices) for t in self.dataset.tensors]
+            if source is not None:  # one take per tensor: the rows default_collate would stack
+                for mapping in maps:
+                    indices = [mapping[i] for i in indices]
+                yield [_rows(t, indices) for t in source.tensors]
             else:
                 yield self.collate_fn([self.dataset[i] for i in indices])
 
@@ -175,6 +177,18 @@ class DataLoader:
         if self._auto_collation:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+def _tensor_rows(dataset: Any) -> tuple[TensorDataset | None, list[Any]]:
+    """The TensorDataset under `dataset` (itself, or through Subsets: their index lists, outermost
+    first), when its samples are plain rows; else None."""
+    maps = []
+    while type(dataset).__getitem__ is Subset.__getitem__:
+        maps.append(dataset.indices)
+        dataset = dataset.dataset
+    if type(dataset).__getitem__ is TensorDataset.__getitem__:
+        return dataset, maps
+    return None, []
 
 
 def _rows(t: Tensor, indices: list[int]) -> Tensor:

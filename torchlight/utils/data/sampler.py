@@ -27,7 +27,8 @@ import numpy as np
 
 from torchlight import backends
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "permutation"]
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "permutation"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -172,6 +173,55 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """`num_samples` indices drawn with probabilities proportional to `weights`
+    (with replacement unless `replacement=False`).
+
+    Example:
+        >>> import numpy as np
+        >>> draws = list(WeightedRandomSampler([0.0, 1.0, 0.0], 5, generator=np.random.default_rng(0)))
+        >>> draws
+        [1, 1, 1, 1, 1]
+    """
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True, generator: Any = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"WeightedRandomSampler: num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        w = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
+        if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError("WeightedRandomSampler: weights must be a 1-d sequence of finite, non-negative "
+                             f"numbers with a positive sum, got shape {w.shape}")
+        if not replacement and num_samples > np.count_nonzero(w):
+            raise ValueError(f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement from "
+                             f"{np.count_nonzero(w)} non-zero weights")
+        if generator is not None:
+            _resolve(generator, "WeightedRandomSampler")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        generator = _resolve(self.generator, "WeightedRandomSampler")
+        if isinstance(generator, np.random.Generator):
+            draws = generator.choice(len(self.weights), size=self.num_samples, replace=self.replacement,
+                                     p=self.weights / self.weights.sum())
+            yield from (int(i) for i in draws)
+            return
+        import torch
+
+        drawn = torch.multinomial(torch.from_numpy(self.weights), self.num_samples, self.replacement,
+                                  generator=generator)
+        yield from (int(i) for i in drawn.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler[list[int]]):
