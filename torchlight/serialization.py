@@ -12,6 +12,11 @@ exp_avg"), and the tree itself (dicts, lists, tuples, numbers, strings,
 None, and where each array goes) as JSON in the header's metadata, so
 `tl.load` gives the same structure back, still without running code.
 
+`tl.load` checks that tree node by node: a file it cannot read, or whose
+tree `tl.save` could not have written, is a CheckpointError naming the
+file, the place in the tree and what is wrong. bfloat16 (which NumPy lacks)
+goes through safetensors' torch side, from and to the torch backend only.
+
 Example:
     >>> import os, tempfile
     >>> import torchlight as tl
