@@ -4,6 +4,7 @@ resumed into freshly made objects, gives bit for bit the parameters of the unint
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import torchlight as tl
 from torchlight import nn
@@ -33,6 +34,10 @@ def train(model, opt, loader, epochs):
 def test_a_resumed_run_with_dropout_is_bit_exact(backend, tmp_path):
     model, opt, loader = setup(backend, seed=0)
     train(model, opt, loader, epochs=2)
+    try:
+        backend.get_rng_state()
+    except RuntimeError as exc:  # CuPy's generators give no state once they have drawn (docs/nn.md)
+        pytest.skip(f"the {backend.name} backend cannot save its random state after drawing: {exc}")
     path = tmp_path / "run.safetensors"
     tl.save({"model": model, "optimizer": opt, "rng": tl.get_rng_state()}, path)
     train(model, opt, loader, epochs=2)
