@@ -90,11 +90,16 @@ def test_one_backends_state_touches_that_backend_only():
     assert tl.rand(3, backend="array_api_strict").tolist() != strict_before
 
 
-def test_a_whole_state_reseeds_a_backend_made_since():
+def test_a_whole_state_records_the_seed_and_passes_over_a_backend_that_cannot_run_here():
     tl.manual_seed(5)
     state = tl.get_rng_state()
     record = json.loads(state.numpy().tobytes())
     assert record["seed"] == 5 and "numpy" in record["backends"]
+    expected = tl.rand(3).tolist()
+    record["backends"]["not-here"] = {"host": None}  # taken where another backend ran
+    tl.rand(3)
+    backends.set_rng_states({k: record[k] for k in ("seed", "backends")})
+    assert tl.rand(3).tolist() == expected
 
 
 def test_fork_rng_puts_the_streams_back():

@@ -180,21 +180,31 @@ def get_rng_states(name: str | None = None) -> dict[str, Any]:
 def set_rng_states(states: dict[str, Any]) -> None:
     """Put back the streams `get_rng_states` gave. A state of every backend also
     puts back the seed, and reseeds from it a backend made since (as it was
-    when first made); a backend's own state touches that backend only. On bad
-    data nothing changes."""
+    when first made), and passes over a backend it names that cannot run
+    here (nothing here draws from it); a backend's own state touches that
+    backend only, and must name one that runs. On bad data nothing changes."""
     if not isinstance(states, dict) or not isinstance(states.get("backends"), dict):
         raise ValueError("set_rng_state: the state is a dict with a 'backends' entry (what get_rng_state gives)")
     whole = "seed" in states
     seed = states.get("seed")
     if whole and not (seed is None or (isinstance(seed, int) and not isinstance(seed, bool))):
         raise ValueError(f"set_rng_state: the seed is an int or None, got {seed!r}")
-    targets = {name: get(name) for name in states["backends"]}  # an unknown or unusable backend: before any change
+    targets = {}
+    for name in states["backends"]:  # an unknown or unusable backend: before any change
+        try:
+            targets[name] = get(name)
+        except BackendError:
+            if not whole:
+                raise
+            # a whole state names every backend made where it was taken (`available()` makes them
+            # all); one this process cannot run draws nothing here, so its stream is not needed
+    whole_states = {name: states["backends"][name] for name in targets}
     prior: dict[str, Any] = {}
     try:
         for name, instance in targets.items():
             with contextlib.suppress(RuntimeError):  # a stream that cannot be read (cupy's) is not put back
                 prior[name] = instance.get_rng_state()
-            instance.set_rng_state(states["backends"][name])
+            instance.set_rng_state(whole_states[name])
     except Exception:
         for name, state in prior.items():
             targets[name].set_rng_state(state)
