@@ -90,15 +90,32 @@ def test_one_backends_state_touches_that_backend_only():
     assert tl.rand(3, backend="array_api_strict").tolist() != strict_before
 
 
-def test_a_whole_state_records_the_seed_and_passes_over_a_backend_that_cannot_run_here():
+def test_a_whole_state_records_the_seed_and_passes_over_a_backend_that_cannot_run_here(monkeypatch):
+    def unusable():
+        raise tl.BackendUnavailableError("ghost: its library is not installed")
+
+    monkeypatch.setitem(backends._factories, "ghost", unusable)
     tl.manual_seed(5)
-    state = tl.get_rng_state()
-    record = json.loads(state.numpy().tobytes())
+    tl.rand(1)
+    record = json.loads(tl.get_rng_state().numpy().tobytes())
     assert record["seed"] == 5 and "numpy" in record["backends"]
     expected = tl.rand(3).tolist()
-    record["backends"]["not-here"] = {"host": None}  # taken where another backend ran
+    record["backends"]["ghost"] = {"host": None}  # taken where another backend ran
+    record["backends"]["not-registered-here"] = {"host": None}
     tl.rand(3)
     backends.set_rng_states({k: record[k] for k in ("seed", "backends")})
+    assert tl.rand(3).tolist() == expected
+    with pytest.raises(tl.BackendUnavailableError, match="ghost"):
+        backends.set_rng_states({"backends": {"ghost": {"host": None}}})
+
+
+def test_a_state_taken_before_any_backend_was_made_reseeds_them_from_its_seed():
+    tl.manual_seed(12)
+    state = backends.get_rng_states()
+    state["backends"].clear()  # as in a process where no backend was made yet
+    expected = tl.rand(3).tolist()  # the first draws after manual_seed(12)
+    tl.rand(5)
+    backends.set_rng_states(state)
     assert tl.rand(3).tolist() == expected
 
 

@@ -193,7 +193,7 @@ def set_rng_states(states: dict[str, Any]) -> None:
     for name in states["backends"]:  # an unknown or unusable backend: before any change
         try:
             targets[name] = get(name)
-        except BackendError:
+        except (BackendError, BackendUnavailableError):
             if not whole:
                 raise
             # a whole state names every backend made where it was taken (`available()` makes them
