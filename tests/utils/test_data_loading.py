@@ -187,6 +187,8 @@ def test_refusals():
         DataLoader(data, batch_size=0)
     with pytest.raises(TypeError, match="generator must be"):
         DataLoader(data, shuffle=True, generator=0)
+    with pytest.raises(ValueError, match="an empty dataset"):
+        DataLoader(Subset(data, []), shuffle=True)
     with pytest.raises(ValueError, match="persistent_workers"):
         DataLoader(data, persistent_workers=True)
 

@@ -134,6 +134,9 @@ class RandomSampler(Sampler[int]):
         self.replacement = replacement
         self._num_samples = num_samples
         self.generator = generator
+        if self.num_samples <= 0:
+            raise ValueError(f"RandomSampler: num_samples should be a positive integer value, but got "
+                             f"num_samples={self.num_samples} (an empty dataset)")
 
     @property
     def num_samples(self) -> int:
