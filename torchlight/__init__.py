@@ -36,7 +36,7 @@ from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import arange, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.random import get_rng_state, initial_seed, seed, set_rng_state
+from torchlight.random import Generator, get_rng_state, initial_seed, seed, set_rng_state
 from torchlight.serialization import CheckpointError, load, save
 from torchlight.tensor import Tensor
 
@@ -87,4 +87,4 @@ __all__ = [
 ]
 __all__ += array_functions.__all__
 __all__ += list(_DTYPES)
-__all__ += ["CheckpointError", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]
+__all__ += ["CheckpointError", "Generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]

@@ -1,5 +1,5 @@
 """Random state, as `torch.random`: `get_rng_state`/`set_rng_state` (also `tl.`), `fork_rng`,
-`manual_seed`, `seed`, `initial_seed`.
+`manual_seed`, `seed`, `initial_seed`, and `Generator` (`tl.Generator`).
 
 `get_rng_state()` is a uint8 Tensor, as PyTorch's ByteTensor: the bytes of
 a JSON record of every backend's random streams (each backend's host NumPy
@@ -40,9 +40,96 @@ from torchlight.backends import manual_seed
 from torchlight.creation import tensor
 from torchlight.tensor import Tensor
 
-__all__ = ["fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+__all__ = ["Generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 FORMAT = "torchlight-rng-state"
+GENERATOR_FORMAT = "torchlight-generator-state"
+
+
+def _as_bytes(record: dict[str, Any]) -> Tensor:
+    data = json.dumps(record, separators=(",", ":")).encode()
+    return tensor(np.frombuffer(data, dtype=np.uint8).copy(), backend="numpy")
+
+
+def _record(new_state: Any, what: str, mark: str) -> dict[str, Any]:
+    """The JSON record in a uint8 Tensor (or array) that `_as_bytes` made, checked."""
+    if isinstance(new_state, Tensor):
+        array = new_state.detach().numpy()
+    elif hasattr(new_state, "shape") and hasattr(new_state, "dtype"):
+        array = np.asarray(backends.of(new_state).to_numpy(new_state))
+    else:
+        raise TypeError(f"{what}: new_state is a uint8 Tensor from get_rng_state, got a {type(new_state).__name__}")
+    if array.dtype != np.uint8 or array.ndim != 1:
+        got = f"dtype {array.dtype}" if array.dtype != np.uint8 else f"{array.ndim}-d"
+        raise TypeError(f"{what}: new_state is a uint8 Tensor from get_rng_state, got {got}")
+    try:
+        record = json.loads(array.tobytes().decode())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{what}: new_state is not a state get_rng_state gave (its bytes are not the record it "
+                         "writes)") from exc
+    if not isinstance(record, dict) or record.get("format") != mark:
+        raise ValueError(f"{what}: new_state is not a state get_rng_state gave (no {mark} format mark)")
+    if record.get("version") != 1:
+        raise ValueError(f"{what}: a state of version {record.get('version')!r}; this torchlight reads version 1")
+    return record
+
+
+class Generator(np.random.Generator):
+    """PyTorch's `torch.Generator` face on a NumPy generator (PCG64): `manual_seed`
+    (returns the generator), `seed`, `initial_seed`, `get_state`/`set_state`.
+    It is a `numpy.random.Generator`, so it goes wherever torchlight takes one:
+    `tl.randn(..., generator=)`, `F.dropout(generator=)`, a DataLoader's
+    shuffle, `random_split`. It draws on the host for every backend (and
+    moves the numbers to the tensor's device); `device` is kept as given.
+
+    Example:
+        >>> import torchlight as tl
+        >>> g = tl.Generator().manual_seed(0)
+        >>> a = tl.randn(3, generator=g).tolist()
+        >>> tl.randn(3, generator=tl.Generator().manual_seed(0)).tolist() == a
+        True
+        >>> state = g.get_state(); b = tl.rand(2, generator=g).tolist()
+        >>> tl.rand(2, generator=g.set_state(state)).tolist() == b
+        True
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        seed_value = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+        super().__init__(np.random.PCG64(seed_value))
+        self.device = device
+        self._initial_seed = seed_value
+
+    def manual_seed(self, seed: int) -> Generator:
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise TypeError(f"Generator.manual_seed: seed is an int, got {type(seed).__name__}")
+        seed = int(seed) % 2**64  # PyTorch takes negative seeds the same way
+        self.bit_generator.state = np.random.PCG64(seed).state
+        self._initial_seed = seed
+        return self
+
+    def seed(self) -> int:  # type: ignore[override]
+        value = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+        self.manual_seed(value)
+        return value
+
+    def initial_seed(self) -> int:
+        return self._initial_seed
+
+    def get_state(self) -> Tensor:
+        return _as_bytes({"format": GENERATOR_FORMAT, "version": 1, "seed": self._initial_seed,
+                          "state": self.bit_generator.state})
+
+    def set_state(self, new_state: Any) -> Generator:
+        record = _record(new_state, "Generator.set_state", GENERATOR_FORMAT)
+        state = record.get("state")
+        if not (isinstance(state, dict) and state.get("bit_generator") == "PCG64"):
+            raise ValueError("Generator.set_state: the state holds no PCG64 state")
+        self.bit_generator.state = state
+        self._initial_seed = int(record.get("seed") or 0)
+        return self
+
+    def __repr__(self) -> str:
+        return f"<torchlight.Generator device={self.device!r} initial_seed={self._initial_seed}>"
 
 
 def get_rng_state(backend: str | None = None) -> Tensor:
@@ -53,9 +140,7 @@ def get_rng_state(backend: str | None = None) -> Tensor:
         >>> tl.get_rng_state(backend="numpy").dtype == tl.uint8
         True
     """
-    record = {"format": FORMAT, "version": 1, **backends.get_rng_states(backend)}
-    data = json.dumps(record, separators=(",", ":")).encode()
-    return tensor(np.frombuffer(data, dtype=np.uint8).copy(), backend="numpy")
+    return _as_bytes({"format": FORMAT, "version": 1, **backends.get_rng_states(backend)})
 
 
 def set_rng_state(new_state: Any) -> None:
@@ -69,27 +154,7 @@ def set_rng_state(new_state: Any) -> None:
         ...
         TypeError: set_rng_state: new_state is a uint8 Tensor from get_rng_state, got dtype float64
     """
-    if isinstance(new_state, Tensor):
-        array = new_state.detach().numpy()
-    elif hasattr(new_state, "shape") and hasattr(new_state, "dtype"):
-        array = np.asarray(backends.of(new_state).to_numpy(new_state))
-    else:
-        raise TypeError(f"set_rng_state: new_state is a uint8 Tensor from get_rng_state, got a "
-                        f"{type(new_state).__name__}")
-    if array.dtype != np.uint8 or array.ndim != 1:
-        what = f"dtype {array.dtype}" if array.dtype != np.uint8 else f"{array.ndim}-d"
-        raise TypeError(f"set_rng_state: new_state is a uint8 Tensor from get_rng_state, got {what}")
-    try:
-        record = json.loads(array.tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError("set_rng_state: new_state is not a state get_rng_state gave (its bytes are not the "
-                         "record it writes)") from exc
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError("set_rng_state: new_state is not a state get_rng_state gave (no torchlight-rng-state "
-                         "format mark)")
-    if record.get("version") != 1:
-        raise ValueError(f"set_rng_state: a state of version {record.get('version')!r}; this torchlight reads "
-                         "version 1")
+    record = _record(new_state, "set_rng_state", FORMAT)
     backends.set_rng_states({k: v for k, v in record.items() if k not in ("format", "version")})
 
 

@@ -162,3 +162,28 @@ def test_bad_states_are_refused_before_any_change():
     with pytest.raises(tl.BackendError, match="unknown backend"):
         backends.set_rng_states({"backends": {"nope": {"host": None}}})
     assert tl.get_rng_state().tolist() == expected.tolist()
+
+
+def test_generator_has_pytorchs_face_and_goes_where_a_numpy_generator_goes():
+    from torchlight.utils.data import DataLoader, TensorDataset
+
+    g = tl.Generator().manual_seed(0)
+    assert isinstance(g, np.random.Generator) and g.initial_seed() == 0
+    a = tl.randn(4, generator=g).tolist()
+    assert tl.randn(4, generator=tl.Generator().manual_seed(0)).tolist() == a
+    state = g.get_state()
+    assert state.dtype == tl.uint8
+    b = tl.rand(3, generator=g).tolist()
+    assert tl.rand(3, generator=g.set_state(state)).tolist() == b
+    data = TensorDataset(np.arange(10))
+
+    def order(seed):
+        return [int(i) for (batch,) in DataLoader(data, batch_size=4, shuffle=True,
+                                                  generator=tl.Generator().manual_seed(seed)) for i in batch.tolist()]
+
+    assert order(1) == order(1) and sorted(order(1)) == list(range(10))
+    assert isinstance(tl.Generator().seed(), int)
+    with pytest.raises(TypeError, match="seed is an int"):
+        g.manual_seed(1.5)
+    with pytest.raises(ValueError, match="torchlight-generator-state"):
+        g.set_state(tl.get_rng_state())
