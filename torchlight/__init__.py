@@ -19,6 +19,7 @@ from torchlight import (
     linalg,
     nn,
     optim,
+    random,
     scalar,
     special,
     torch_functions,
@@ -55,7 +56,8 @@ from torchlight.creation import (
     zeros_like,
 )
 from torchlight.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from torchlight.serialization import load, save
+from torchlight.random import Generator, get_rng_state, initial_seed, seed, set_rng_state
+from torchlight.serialization import CheckpointError, load, save
 from torchlight.tensor import Tensor
 from torchlight.torch_functions import *  # noqa: F403  (torch's free functions over the methods: tl.sin, tl.sum, ...)
 
@@ -110,3 +112,4 @@ __all__ += array_functions.__all__
 __all__ += torch_functions.__all__
 __all__ += ["empty", "empty_like", "eye", "full_like", "linspace", "logspace", "rand_like", "randn_like"]
 __all__ += list(_DTYPES)
+__all__ += ["CheckpointError", "Generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,8 @@ __all__ = [
     "of",
     "register",
     "set_default_backend",
+    "get_rng_states",
+    "set_rng_states",
 ]
 
 _instances: dict[str, Backend] = {}
@@ -152,3 +155,62 @@ def manual_seed(seed: int) -> None:
 def instances() -> list[Backend]:
     """The backends made so far in this process (a recorder puts back each one's random state)."""
     return list(_instances.values())
+
+
+def get_rng_states(name: str | None = None) -> dict[str, Any]:
+    """The random streams of every backend made so far, and the seed `manual_seed`
+    gave (which a backend made later starts from), as JSON data; or, with `name`,
+    that backend's streams only. What `tl.get_rng_state` writes down.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.manual_seed(0)
+        >>> state = tl.backends.get_rng_states()
+        >>> a = tl.rand(2).tolist()
+        >>> tl.backends.set_rng_states(state)
+        >>> tl.rand(2).tolist() == a
+        True
+    """
+    if name is not None:
+        return {"backends": {name: get(name).get_rng_state()}}
+    return {"seed": _seed[0] if _seed else None,
+            "backends": {n: instance.get_rng_state() for n, instance in _instances.items()}}
+
+
+def set_rng_states(states: dict[str, Any]) -> None:
+    """Put back the streams `get_rng_states` gave. A state of every backend also
+    puts back the seed, and reseeds from it a backend made since (as it was
+    when first made), and passes over a backend it names that cannot run
+    here (nothing here draws from it); a backend's own state touches that
+    backend only, and must name one that runs. On bad data nothing changes."""
+    if not isinstance(states, dict) or not isinstance(states.get("backends"), dict):
+        raise ValueError("set_rng_state: the state is a dict with a 'backends' entry (what get_rng_state gives)")
+    whole = "seed" in states
+    seed = states.get("seed")
+    if whole and not (seed is None or (isinstance(seed, int) and not isinstance(seed, bool))):
+        raise ValueError(f"set_rng_state: the seed is an int or None, got {seed!r}")
+    targets = {}
+    for name in states["backends"]:  # an unknown or unusable backend: before any change
+        try:
+            targets[name] = get(name)
+        except (BackendError, BackendUnavailableError):
+            if not whole:
+                raise
+            # a whole state names every backend made where it was taken (`available()` makes them
+            # all); one this process cannot run draws nothing here, so its stream is not needed
+    whole_states = {name: states["backends"][name] for name in targets}
+    prior: dict[str, Any] = {}
+    try:
+        for name, instance in targets.items():
+            with contextlib.suppress(RuntimeError):  # a stream that cannot be read (cupy's) is not put back
+                prior[name] = instance.get_rng_state()
+            instance.set_rng_state(whole_states[name])
+    except Exception:
+        for name, state in prior.items():
+            targets[name].set_rng_state(state)
+        raise
+    if whole:
+        _seed[:] = [] if seed is None else [seed]
+        for name, instance in _instances.items():
+            if name not in targets and seed is not None:
+                instance.seed(seed)

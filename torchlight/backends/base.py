@@ -70,6 +70,9 @@ class Backend:
     #: `Tensor.__repr__` names the backend (`backend='torch'`); NumPy's class says False: it is
     #: the backend of tensors made from Python data, left unsaid as PyTorch leaves the CPU unsaid
     named_in_repr = True
+    #: its arrays are torch tensors, which safetensors' torch side writes and reads in every dtype
+    #: (`tl.save`/`tl.load` keep bfloat16 through it; NumPy has no bfloat16)
+    torch_tensors = False
 
     def __init__(self, name: str, xp: Any, device: Any = None) -> None:
         self.name = name
@@ -385,14 +388,32 @@ class Backend:
         and then replays it; the stream is put back in between, so that a
         seeded run draws the same numbers compiled as not.
         """
-        return None if self._rng is None else self._rng.bit_generator.state
+        return self._host_state()
 
     def set_random_state(self, state: Any) -> None:
         """Put this backend's random stream back where `random_state` saw it."""
+        self._set_host_state(state)
+
+    def _host_state(self) -> Any:
+        return None if self._rng is None else self._rng.bit_generator.state
+
+    def _set_host_state(self, state: Any) -> None:
+        """The host stream put back (also into a backend that has not drawn yet, as in a fresh process)."""
         if state is None:
             self._rng = None
         else:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
             self._rng.bit_generator.state = state
+
+    def get_rng_state(self) -> dict[str, Any]:
+        """Every random stream of this backend as JSON data (`tl.get_rng_state` writes it
+        down), for `set_rng_state`, in this process or another."""
+        return {"host": self._host_state()}
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        """Put back the streams `get_rng_state` gave (a ValueError for data it could not have given)."""
+        self._set_host_state(checked_host_state(state, self.name))
 
     def _generator(self, generator: Any) -> Any:
         if generator is not None:
@@ -444,3 +465,15 @@ class Backend:
     def reduce(self, fn: Callable, start: float) -> Callable:
         """`reduce(fn, start)(x, dim)`: fold `fn` along `dim` starting at `start`."""
         return reducer(self, fn, start)
+
+
+def checked_host_state(state: Any, backend: str) -> Any:
+    """The NumPy bit generator state in `state["host"]` (None: not drawn yet), checked."""
+    if not isinstance(state, dict) or "host" not in state:
+        raise ValueError(f"set_rng_state: the {backend} backend's state is a dict with a 'host' entry, "
+                         f"got {state!r:.80}")
+    host = state["host"]
+    if host is not None and not (isinstance(host, dict) and host.get("bit_generator") == "PCG64"):
+        raise ValueError(f"set_rng_state: the {backend} backend's host state is a PCG64 state or None, "
+                         f"got {host!r:.80}")
+    return host

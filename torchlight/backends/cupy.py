@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends import base as base_module
 from torchlight.backends.base import Backend, BackendError, BackendUnavailableError
 
 INSTALL_HINT = (
@@ -114,6 +115,22 @@ class CupyBackend(Backend):
         return out
 
     def seed(self, seed: int) -> None:
+        self._seed = seed
+        self._generators.clear()
+
+    def get_rng_state(self) -> dict[str, Any]:
+        if self._generators:
+            raise RuntimeError("get_rng_state: the cupy backend's generators have drawn numbers, and CuPy's "
+                               "generators do not give their state; save it before the first draw (after "
+                               "tl.manual_seed), or pass generator= to the random functions")
+        return {**super().get_rng_state(), "seed": self._seed}
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        host = base_module.checked_host_state(state, self.name)
+        seed = state.get("seed")
+        if not (seed is None or isinstance(seed, int)):
+            raise ValueError("set_rng_state: the cupy backend's seed is an int or None")
+        self._set_host_state(host)
         self._seed = seed
         self._generators.clear()
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from torchlight.backends import base as base_module
 from torchlight.backends import indexing, writes
 from torchlight.backends.base import BackendError
 from torchlight.backends.generic import ArrayAPIBackend
@@ -88,6 +89,21 @@ class JaxBackend(ArrayAPIBackend):
     def set_random_state(self, state: Any) -> None:
         host, self._key = state
         super().set_random_state(host)
+
+    def get_rng_state(self) -> dict[str, Any]:
+        key = None if self._key is None else {"impl": str(self._jax.random.key_impl(self._key)),
+                                              "data": np.asarray(self._jax.random.key_data(self._key)).tolist()}
+        return {**super().get_rng_state(), "key": key}
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        host = base_module.checked_host_state(state, self.name)
+        key = state.get("key")
+        if key is not None:
+            if not (isinstance(key, dict) and isinstance(key.get("impl"), str) and isinstance(key.get("data"), list)):
+                raise ValueError("set_rng_state: the jax backend's key is None or {'impl': name, 'data': [...]}")
+            data = self._jax.numpy.asarray(np.asarray(key["data"], dtype=np.uint32))
+            key = self._jax.random.wrap_key_data(data, impl=key["impl"])
+        self.set_random_state((host, key))
 
     def native_random(self, kind: str, shape: tuple[int, ...], dtype: Any, device: Any, generator: Any = None) -> Any:
         device = self.resolve_device(device)

@@ -18,11 +18,13 @@ Example (where PyTorch is installed):
 
 from __future__ import annotations
 
+import base64
 import math
 from typing import Any
 
 import numpy as np
 
+from torchlight.backends import base as base_module
 from torchlight.backends.dtypes import DEFAULT_FLOAT
 from torchlight.backends.generic import ArrayAPIBackend
 
@@ -31,6 +33,7 @@ class TorchBackend(ArrayAPIBackend):
     """PyTorch tensors used as plain arrays: `index_add_`, `torch.Generator`."""
 
     library = "torch"
+    torch_tensors = True
     install_hint = ("install PyTorch's CPU build first, then `pip install 'torchlight[test-backends]'` "
                     "(see docs/backends.md)")
 
@@ -109,6 +112,26 @@ class TorchBackend(ArrayAPIBackend):
                 self._generators[device].set_state(generators[device])
             else:
                 del self._generators[device]
+
+    def get_rng_state(self) -> dict[str, Any]:
+        generators = {str(d): base64.b64encode(g.get_state().numpy().tobytes()).decode() for d, g in
+                      self._generators.items()}
+        return {**super().get_rng_state(), "seed": self._seed, "generators": generators}
+
+    def set_rng_state(self, state: dict[str, Any]) -> None:
+        host = base_module.checked_host_state(state, self.name)
+        seed, generators = state.get("seed"), state.get("generators")
+        if not (seed is None or isinstance(seed, int)) or not isinstance(generators, dict):
+            raise ValueError("set_rng_state: the torch backend's state has a 'seed' (an int or None) and "
+                             "'generators' (a dict device -> state)")
+        torch = self._module
+        made = {torch.device(d): torch.frombuffer(bytearray(base64.b64decode(b)), dtype=torch.uint8)
+                for d, b in generators.items()}
+        self._set_host_state(host)
+        self._seed = seed
+        self._generators.clear()
+        for device, bits in made.items():
+            self._torch_generator(device).set_state(bits)
 
     def _torch_generator(self, device: Any) -> Any:
         generator = self._generators.get(device)
