@@ -525,8 +525,9 @@ def _broadcast_weight(weight: Any, loss: Tensor, op: str, name: str = "weight") 
 
 
 def _weighted(loss: Tensor, weight: Any, op: str) -> Tensor:
-    """loss * weight, the weight broadcast to the loss's shape (a Tensor weight keeps its graph, as PyTorch)."""
-    return loss if weight is None else loss * _broadcast_weight(weight, loss, op)
+    """loss * weight, the weight a constant (no gradient reaches it: PyTorch refuses one that requires
+    grad) broadcast to the loss's shape."""
+    return loss if weight is None else loss * _broadcast_weight(weight, loss, op).detach()
 
 
 def mse_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
@@ -612,6 +613,8 @@ def kl_div(input: Tensor, target: Any, size_average: bool | None = None, reduce:
     `reduction="batchmean"` divides the sum by the batch size input.shape[0]
     (the KL divergence's definition); "mean" divides by the number of
     elements, as PyTorch (which warns that it is not the divergence).
+    Where a target entry is exactly 0 its own gradient is -input there
+    (PyTorch's is NaN; the true one-sided derivative is -inf).
 
     Example:
         >>> import torchlight as tl
@@ -628,7 +631,8 @@ def kl_div(input: Tensor, target: Any, size_average: bool | None = None, reduce:
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = target.xlogy(target) - target * input
+        positive = target > 0  # 0 log 0 = 0; the log of a safe 1 there, so no 0 / 0 in the target's gradient
+        loss = target * array_functions.where(positive, target, 1.0).log() - target * input
     if reduction == "batchmean":
         total = loss.sum()
         return total / input.shape[0] if input.ndim else total
@@ -693,7 +697,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Tensor 
     if pos_weight is None:
         loss = nn_ops.Softplus.apply(input) - target * input
     else:
-        scale = (_broadcast_weight(pos_weight, input, op, "pos_weight") - 1.0) * target + 1.0
+        scale = (_broadcast_weight(pos_weight, input, op, "pos_weight").detach() - 1.0) * target + 1.0
         loss = (1.0 - target) * input + scale * nn_ops.Softplus.apply(-input)
     return _reduce(_weighted(loss, weight, op), reduction, op)
 
