@@ -138,7 +138,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -175,7 +175,7 @@ class GroupNorm(Module):
     Example:
         >>> import torchlight as tl
         >>> tl.nn.GroupNorm(2, 4)
-        GroupNorm(2, 4, eps=1e-05, affine=True)
+        GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
     """
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
@@ -217,4 +217,5 @@ class GroupNorm(Module):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
