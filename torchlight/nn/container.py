@@ -235,7 +235,8 @@ class ModuleDict(Module):
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         """Add or replace entries from a mapping (in its order) or an iterable of (key, module) pairs."""
-        for key, module in _pairs(modules, "ModuleDict"):
+        pairs = list(modules.items()) if isinstance(modules, ModuleDict) else _pairs(modules, "ModuleDict")
+        for key, module in pairs:
             self[key] = module
 
 
