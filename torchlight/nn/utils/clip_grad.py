@@ -144,6 +144,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     op = "clip_grad_norm_"
     parameters = _tensors(parameters, op)
     _number(max_norm, "max_norm", op)
+    _number(norm_type, "norm_type", op)
     grads = [p.grad for p in parameters if p.grad is not None]
     try:
         total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
