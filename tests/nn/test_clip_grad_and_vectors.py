@@ -75,7 +75,9 @@ def test_clipping_on_numpy(backend: Any) -> None:
     assert unused.grad is None
     assert utils.get_total_norm([a.grad, b.grad], norm_type=math.inf).item() == pytest.approx(6.0, rel=1e-6)
     assert utils.get_total_norm([a.grad, b.grad], norm_type=1).item() == pytest.approx(9.5, rel=1e-6)
-    assert utils.get_total_norm([tl.tensor([0.0, 2.0, 3.0], backend=backend)], norm_type=0).item() == 2.0
+    # norm 0 counts non-zeros, the total the tensors with one (as PyTorch: the 0-norm of the norms)
+    zero = tl.tensor([0.0, 0.0], backend=backend)
+    assert utils.get_total_norm([tl.tensor([0.0, 2.0, 3.0], backend=backend), zero], norm_type=0).item() == 1.0
     assert utils.clip_grad_norm_([unused], 1.0).item() == 0.0  # no gradients: norm 0, as PyTorch
     a.grad = tl.tensor([3.0, -7.0], backend=backend)
     utils.clip_grad_value_(a, 5)
