@@ -105,10 +105,9 @@ class ModuleList(Module):
     Example:
         >>> import torchlight as tl
         >>> layers = tl.nn.ModuleList([tl.nn.Linear(2, 2) for _ in range(2)])
-        >>> layers.append(tl.nn.Linear(2, 1))
+        >>> layers.append(tl.nn.Linear(2, 1))      # (PyTorch's repr: a run of equal entries on one line)
         ModuleList(
-          (0): Linear(in_features=2, out_features=2, bias=True)
-          (1): Linear(in_features=2, out_features=2, bias=True)
+          (0-1): 2 x Linear(in_features=2, out_features=2, bias=True)
           (2): Linear(in_features=2, out_features=1, bias=True)
         )
         >>> [name for name, _ in layers.named_parameters()][:3]
@@ -179,6 +178,21 @@ class ModuleList(Module):
         del self[index]
         return module
 
+    def __repr__(self) -> str:
+        """PyTorch's: a run of entries with the same repr is one line, "(0-2): 3 x Linear(...)"."""
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return f"{type(self).__name__}()"
+        runs: list[list[Any]] = []
+        for i, text in enumerate(reprs):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [(f"({start}): " if start == end else f"({start}-{end}): {end - start + 1} x ") + text
+                 for start, end, text in runs]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
+
 
 class ModuleDict(Module):
     """An ordered dict of sub-modules, registered under their keys (PyTorch's `nn.ModuleDict`).
@@ -247,12 +261,13 @@ def _as_parameter(value: Any) -> Any:
     return value
 
 
-def _parameter_line(value: Any) -> str:
+def _parameter_line(key: Any, value: Any) -> str:
+    """One entry of a ParameterList's or ParameterDict's repr, as PyTorch writes it (indented by 2)."""
     if isinstance(value, Tensor):
-        kind = "Parameter containing" if isinstance(value, Parameter) else "Tensor"
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
         size = "x".join(map(str, value.shape))
-        return f"{kind}: [{value.dtype} of size {size}]"
-    return repr(value)
+        return f"  ({key}): {kind} containing: [{value.dtype} of size {size}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
 
 
 class ParameterList(Module):
@@ -306,7 +321,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({i}): {_parameter_line(value)}" for i, value in enumerate(self))
+        return "\n".join(_parameter_line(i, value) for i, value in enumerate(self))
 
 
 class ParameterDict(Module):
@@ -427,4 +442,4 @@ class ParameterDict(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({k}): {_parameter_line(v)}" for k, v in self.items())
+        return "\n".join(_parameter_line(k, v) for k, v in self.items())
