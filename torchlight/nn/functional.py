@@ -170,11 +170,11 @@ def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
         >>> [round(v, 6) for v in F.softplus(tl.tensor([-1.0, 0.0, 30.0]), beta=2.0).tolist()]
         [0.063464, 0.346574, 30.0]
     """
-    _check_float(x, "softplus")
-    if beta == 1.0:
-        smooth = nn_ops.Softplus.apply(x)
-    else:
-        smooth = nn_ops.Softplus.apply(x * beta) / beta
+    if not isinstance(x, Tensor):
+        raise TypeError(f"softplus: the input must be a Tensor, not {type(x).__name__}")
+    smooth = nn_ops.Softplus.apply(x) if beta == 1.0 else nn_ops.Softplus.apply(x * beta) / beta
+    if x.backend.xp.isdtype(x.dtype, "complex floating"):  # (no threshold: complex numbers have no order)
+        return smooth
     return array_functions.where(x * beta > threshold, x, smooth)
 
 
