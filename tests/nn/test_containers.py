@@ -213,6 +213,15 @@ def test_containers_bad_input() -> None:
         nn.ParameterDict()[0] = tl.ones(1)
     with pytest.raises(KeyError):
         nn.ParameterDict()["missing"]
+    params = nn.ParameterDict()
+    with pytest.raises(KeyError, match="contain no '.'"):
+        params["a.b"] = tl.ones(1)
+    with pytest.raises(KeyError, match="the key 'keys' is the name of a method"):
+        params["keys"] = tl.ones(1)
+    assert len(params) == 0 and list(params.keys()) == []
+    params["a"] = None  # (a declared but absent entry, as PyTorch allows)
+    params["a"] = tl.ones(2)
+    assert list(params.state_dict()) == ["a"]
     with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable, but got Tensor"):
         nn.ParameterList(tl.ones(2))
     with pytest.raises(IndexError, match="ParameterList: index 1 is out of range"):

@@ -355,9 +355,16 @@ class ParameterDict(Module):
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._check_key(key)
+        if hasattr(type(self), key):  # (it would hide a method: d["keys"] = ... and d.keys() breaks)
+            raise KeyError(f"ParameterDict: the key {key!r} is the name of a method of ParameterDict")
         value = _as_parameter(value)
-        setattr(self, key, value)  # (before the key is kept: a refused value leaves no key behind)
-        self._keys[key] = None
+        if isinstance(value, Parameter):  # register_parameter checks the name (no "."), as PyTorch
+            if key in self._keys and key not in self._parameters:
+                delattr(self, key)
+            self.register_parameter(key, value)
+        else:
+            setattr(self, key, value)
+        self._keys[key] = None  # (after: a refused value leaves no key behind)
 
     def __delitem__(self, key: str) -> None:
         if self._check_key(key) not in self._keys:
