@@ -175,7 +175,7 @@ add("relu", nnF.relu, lambda x: np.maximum(x, 0.0), UNARY, ("ReLU",), domain=D.a
 add("sigmoid", nnF.sigmoid, lambda x: 1.0 / (1.0 + np.exp(-x)), UNARY, ("Sigmoid",))
 add("tanh", nnF.tanh, np.tanh, UNARY, ("Tanh",))
 add("softplus", nnF.softplus, lambda x: np.logaddexp(0.0, x),
-    UNARY + (Case("large", ((3,),), domain=D.fixed([-50.0, 0.0, 50.0])),), ("Softplus",))
+    UNARY + (Case("large", ((3,),), domain=D.fixed([-50.0, 0.0, 50.0])),), ("Softplus", "SelectAbove"))
 add("softmax", lambda x, dim=-1: nnF.softmax(x, dim), lambda x, dim=-1: np.exp(ref_log_softmax(x, dim)),
     (Case("rows", ((3, 4),)), Case("dim0", ((3, 4),), kwargs={"dim": 0})), ("Softmax",))
 add("log_softmax", lambda x, dim=-1: nnF.log_softmax(x, dim), lambda x, dim=-1: ref_log_softmax(x, dim),
@@ -399,18 +399,18 @@ def kink_free(rng: np.random.Generator, shape: tuple) -> np.ndarray:
 
 add("leaky_relu", lambda x, negative_slope=0.01: nnF.leaky_relu(x, negative_slope),
     lambda x, negative_slope=0.01: np.where(x > 0, x, negative_slope * x),
-    UNARY + (Case("slope", ((3, 4),), kwargs={"negative_slope": 0.2}),), ("Where",), domain=kink_free,
+    UNARY + (Case("slope", ((3, 4),), kwargs={"negative_slope": 0.2}),), ("SelectAbove",), domain=kink_free,
     double_backward=False, double_backward_reason="piecewise linear: the second derivative is 0")
 add("silu", nnF.silu, lambda x: x / (1.0 + np.exp(-x)), UNARY, ("Sigmoid",))
 add("elu", lambda x, alpha=1.0: nnF.elu(x, alpha), lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x)),
-    UNARY + (Case("alpha", ((3, 4),), kwargs={"alpha": 0.5}),), ("Where", "Expm1"), domain=kink_free)
+    UNARY + (Case("alpha", ((3, 4),), kwargs={"alpha": 0.5}),), ("SelectAbove", "Expm1"), domain=kink_free)
 add("mish", nnF.mish, lambda x: x * np.tanh(np.logaddexp(0.0, x)), UNARY, ("Softplus", "Tanh"))
 add("hardtanh", lambda x, min_val=-1.0, max_val=1.0: nnF.hardtanh(x, min_val, max_val),
     lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
     UNARY + (Case("range", ((3, 4),), kwargs={"min_val": -0.5, "max_val": 2.0}),
              Case("bad_range", ((3,),), kwargs={"min_val": 1.0, "max_val": 0.0}, raises=ValueError,
                   match="hardtanh: min_val")),
-    ("Where",), domain=kink_free, double_backward=False,
+    ("Hardtanh",), domain=kink_free, double_backward=False,
     double_backward_reason="piecewise linear: the second derivative is 0")
 
 
@@ -437,7 +437,7 @@ add("huber_loss", lambda x, t, reduction="mean", delta=1.0: nnF.huber_loss(x, t,
      Case("linear", ((5,), (5,)), domain=(D.fixed([3.0, -4.0, 2.5, 6.0, -2.0]), D.fixed(np.zeros(5))),
           kwargs={"reduction": "sum", "delta": 1.0}, double_backward=False),
      Case("bad_delta", ((3,), (3,)), kwargs={"delta": 0.0}, raises=ValueError, match="delta must be a number > 0")),
-    ("Where",))
+    ("SelectAbove",))
 add("smooth_l1_loss", lambda x, t, reduction="mean", beta=1.0: nnF.smooth_l1_loss(x, t, reduction=reduction,
                                                                                  beta=beta),
     lambda x, t, reduction="mean", beta=1.0: ref_huber(x, t, reduction, beta) / beta,
@@ -445,14 +445,14 @@ add("smooth_l1_loss", lambda x, t, reduction="mean", beta=1.0: nnF.smooth_l1_los
      Case("linear", ((5,), (5,)), domain=(D.fixed([3.0, -4.0, 2.5, 6.0, -2.0]), D.fixed(np.zeros(5))),
           kwargs={"reduction": "none", "beta": 0.5}, double_backward=False),
      Case("bad_beta", ((3,), (3,)), kwargs={"beta": -1.0}, raises=ValueError, match="beta must be a number >= 0")),
-    ("Where",))
+    ("SelectAbove",))
 add("kl_div", lambda x, t, reduction="mean", log_target=False: nnF.kl_div(x, t, reduction=reduction,
                                                                          log_target=log_target),
     ref_kl_div,
     (Case("mean", ((3, 4), (3, 4))), Case("batchmean", ((3, 4), (3, 4)), kwargs={"reduction": "batchmean"}),
      Case("log_target", ((3, 4), (3, 4)), domain=(D.normal, D.normal), kwargs={"log_target": True}),
      Case("bad_reduction", ((3,), (3,)), kwargs={"reduction": "avg"}, raises=ValueError, match="kl_div: reduction")),
-    ("Where", "Log"), domain=(D.normal, probability))
+    ("SelectAbove", "Log"), domain=(D.normal, probability))
 
 
 def ref_batch_norm(x: np.ndarray, w: np.ndarray | None = None, b: np.ndarray | None = None,

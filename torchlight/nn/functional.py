@@ -24,7 +24,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from torchlight import array_functions
 from torchlight.autograd import functions as fn
 from torchlight.nn import ops as nn_ops  # the Functions only nn.functional uses
 from torchlight.ops import indexing, special
@@ -175,7 +174,7 @@ def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     smooth = nn_ops.Softplus.apply(x) if beta == 1.0 else nn_ops.Softplus.apply(x * beta) / beta
     if x.backend.xp.isdtype(x.dtype, "complex floating"):  # (no threshold: complex numbers have no order)
         return smooth
-    return array_functions.where(x * beta > threshold, x, smooth)
+    return nn_ops.SelectAbove.apply(x, smooth, threshold, x * beta)
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -188,7 +187,7 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -
     """
     _check_float(x, "leaky_relu")
     _check_no_inplace(inplace, "leaky_relu")
-    return array_functions.where(x > 0, x, x * negative_slope)
+    return nn_ops.SelectAbove.apply(x, x * negative_slope, 0.0)
 
 
 def silu(x: Tensor, inplace: bool = False) -> Tensor:
@@ -215,7 +214,7 @@ def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _check_float(x, "elu")
     _check_no_inplace(inplace, "elu")
     negative = x.clamp(max=0.0).expm1() * alpha  # (clamped: exp of a large x would overflow in the unused branch)
-    return array_functions.where(x > 0, x, negative)
+    return nn_ops.SelectAbove.apply(x, negative, 0.0)
 
 
 def mish(x: Tensor, inplace: bool = False) -> Tensor:
@@ -244,8 +243,7 @@ def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bo
     _check_no_inplace(inplace, "hardtanh")
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val={min_val} must be at most max_val={max_val}")
-    inside = (x > min_val) & (x < max_val)
-    return array_functions.where(inside, x, x.detach().clamp(min_val, max_val))
+    return nn_ops.Hardtanh.apply(x, min_val, max_val)
 
 
 def _check_no_inplace(inplace: Any, op: str) -> None:
@@ -577,7 +575,7 @@ def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float
         raise ValueError(f"{op}: delta must be a number > 0, not {delta!r}")
     diff = input - target
     size = diff.abs()
-    loss = array_functions.where(size < delta, diff * diff * 0.5, (size - 0.5 * delta) * delta)
+    loss = nn_ops.SelectAbove.apply((size - 0.5 * delta) * delta, diff * diff * 0.5, delta, size)
     return _reduce(_weighted(loss, weight, op), reduction, op)
 
 
@@ -600,7 +598,7 @@ def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None,
     size = diff.abs()
     if beta == 0:
         return _reduce(size, reduction, op)
-    loss = array_functions.where(size < beta, diff * diff * (0.5 / beta), size - 0.5 * beta)
+    loss = nn_ops.SelectAbove.apply(size - 0.5 * beta, diff * diff * (0.5 / beta), beta, size)
     return _reduce(loss, reduction, op)
 
 
@@ -631,8 +629,8 @@ def kl_div(input: Tensor, target: Any, size_average: bool | None = None, reduce:
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        positive = target > 0  # 0 log 0 = 0; the log of a safe 1 there, so no 0 / 0 in the target's gradient
-        loss = target * array_functions.where(positive, target, 1.0).log() - target * input
+        safe = nn_ops.SelectAbove.apply(target, target * 0.0 + 1.0, 0.0)  # 0 log 0 = 0: log 1 there,
+        loss = target * safe.log() - target * input  # so no 0 / 0 in the target's gradient
     if reduction == "batchmean":
         total = loss.sum()
         return total / input.shape[0] if input.ndim else total
