@@ -175,7 +175,7 @@ add("relu", nnF.relu, lambda x: np.maximum(x, 0.0), UNARY, ("ReLU",), domain=D.a
 add("sigmoid", nnF.sigmoid, lambda x: 1.0 / (1.0 + np.exp(-x)), UNARY, ("Sigmoid",))
 add("tanh", nnF.tanh, np.tanh, UNARY, ("Tanh",))
 add("softplus", nnF.softplus, lambda x: np.logaddexp(0.0, x),
-    UNARY + (Case("large", ((3,),), domain=D.fixed([-50.0, 0.0, 50.0])),), ("Softplus",))
+    UNARY + (Case("large", ((3,),), domain=D.fixed([-50.0, 0.0, 50.0])),), ("Softplus", "SelectAbove"))
 add("softmax", lambda x, dim=-1: nnF.softmax(x, dim), lambda x, dim=-1: np.exp(ref_log_softmax(x, dim)),
     (Case("rows", ((3, 4),)), Case("dim0", ((3, 4),), kwargs={"dim": 0})), ("Softmax",))
 add("log_softmax", lambda x, dim=-1: nnF.log_softmax(x, dim), lambda x, dim=-1: ref_log_softmax(x, dim),
@@ -265,19 +265,19 @@ add("nll_loss",
      Case("weight_shape", ((4, 5), (5, 1)), kwargs={"target": LABELS}, raises=ValueError,
           match="nll_loss: weight must have shape (5,)")),
     ("TakeAlongAxis",))
-add("mse_loss", lambda x, t, reduction="mean": nnF.mse_loss(x, t, reduction),
+add("mse_loss", lambda x, t, reduction="mean": nnF.mse_loss(x, t, reduction=reduction),
     lambda x, t, reduction="mean": ref_reduce((x - t) ** 2, reduction),
     (Case("mean", ((3, 4), (3, 4))), Case("none", ((3, 4), (3, 4)), kwargs={"reduction": "none"}),
      Case("target_fixed", ((5,), (5,)), grad=(True, False)),
      Case("shape_mismatch", ((3, 4), (4,)), raises=ValueError, match="mse_loss: input shape (3, 4) and target")))
-add("binary_cross_entropy", lambda p, t, reduction="mean": nnF.binary_cross_entropy(p, t, reduction),
+add("binary_cross_entropy", lambda p, t, reduction="mean": nnF.binary_cross_entropy(p, t, reduction=reduction),
     lambda p, t, reduction="mean": ref_reduce(-(t * np.log(p) + (1 - t) * np.log(1 - p)), reduction),
     (Case("mean", ((3, 4), (3, 4))), Case("sum", ((6,), (6,)), kwargs={"reduction": "sum"}),
      Case("not_probabilities", ((3,), (3,)), domain=(D.fixed([0.5, 1.5, 0.2]), probability), raises=ValueError,
           match="probability in [0, 1]")),
     ("BinaryCrossEntropyLog",), domain=(probability, probability))
 add("binary_cross_entropy_with_logits",
-    lambda x, t, reduction="mean": nnF.binary_cross_entropy_with_logits(x, t, reduction),
+    lambda x, t, reduction="mean": nnF.binary_cross_entropy_with_logits(x, t, reduction=reduction),
     lambda x, t, reduction="mean": ref_reduce(np.logaddexp(0.0, x) - t * x, reduction),
     (Case("mean", ((3, 4), (3, 4))), Case("none", ((5,), (5,)), kwargs={"reduction": "none"}),
      Case("large", ((3,), (3,)), domain=(D.fixed([-60.0, 0.0, 60.0]), probability))),
@@ -463,3 +463,96 @@ add("scaled_dot_product_attention", nnF.scaled_dot_product_attention, ref_sdpa,
                                                                "is_causal": True},
           raises=ValueError, match="either attn_mask or is_causal")),
     ("MatMul", "Softmax", "SafeSoftmax", "MaskScores"))
+# ------------------------------------------------- issue 24: activations, losses, normalisation
+def kink_free(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Normal draws kept clear of the kinks at 0 and +-1 (hardtanh's edges), for central differences."""
+    x = rng.uniform(0.15, 0.85, shape) * rng.choice([-1.0, 1.0], shape)
+    return x + np.sign(x) * rng.choice([0.0, 1.3], shape)
+
+
+add("leaky_relu", lambda x, negative_slope=0.01: nnF.leaky_relu(x, negative_slope),
+    lambda x, negative_slope=0.01: np.where(x > 0, x, negative_slope * x),
+    UNARY + (Case("slope", ((3, 4),), kwargs={"negative_slope": 0.2}),), ("SelectAbove",), domain=kink_free,
+    double_backward=False, double_backward_reason="piecewise linear: the second derivative is 0")
+add("silu", nnF.silu, lambda x: x / (1.0 + np.exp(-x)), UNARY, ("Sigmoid",))
+add("elu", lambda x, alpha=1.0: nnF.elu(x, alpha), lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(x)),
+    UNARY + (Case("alpha", ((3, 4),), kwargs={"alpha": 0.5}),), ("SelectAbove", "Expm1"), domain=kink_free)
+add("mish", nnF.mish, lambda x: x * np.tanh(np.logaddexp(0.0, x)), UNARY, ("Softplus", "Tanh"))
+add("hardtanh", lambda x, min_val=-1.0, max_val=1.0: nnF.hardtanh(x, min_val, max_val),
+    lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
+    UNARY + (Case("range", ((3, 4),), kwargs={"min_val": -0.5, "max_val": 2.0}),
+             Case("bad_range", ((3,),), kwargs={"min_val": 1.0, "max_val": 0.0}, raises=ValueError,
+                  match="hardtanh: min_val")),
+    ("Hardtanh",), domain=kink_free, double_backward=False,
+    double_backward_reason="piecewise linear: the second derivative is 0")
+
+
+def ref_huber(x: np.ndarray, t: np.ndarray, reduction: str = "mean", delta: float = 1.0) -> np.ndarray:
+    d = np.abs(x - t)
+    return ref_reduce(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+
+
+def ref_kl_div(x: np.ndarray, t: np.ndarray, reduction: str = "mean", log_target: bool = False) -> np.ndarray:
+    loss = np.exp(t) * (t - x) if log_target else t * (np.log(t) - x)
+    if reduction == "batchmean":
+        return loss.sum() / x.shape[0]
+    return ref_reduce(loss, reduction)
+
+
+add("l1_loss", lambda x, t, reduction="mean": nnF.l1_loss(x, t, reduction=reduction),
+    lambda x, t, reduction="mean": ref_reduce(np.abs(x - t), reduction),
+    (Case("mean", ((3, 4), (3, 4))), Case("sum", ((5,), (5,)), kwargs={"reduction": "sum"}),
+     Case("shape_mismatch", ((3, 4), (4,)), raises=ValueError, match="l1_loss: input shape (3, 4) and target")),
+    ("Abs",), domain=(D.normal, D.normal), double_backward=False,
+    double_backward_reason="piecewise linear: the second derivative is 0")
+add("huber_loss", lambda x, t, reduction="mean", delta=1.0: nnF.huber_loss(x, t, reduction, delta), ref_huber,
+    (Case("mean", ((3, 4), (3, 4)), kwargs={"delta": 10.0}, note="every element in the squared part"),
+     Case("linear", ((5,), (5,)), domain=(D.fixed([3.0, -4.0, 2.5, 6.0, -2.0]), D.fixed(np.zeros(5))),
+          kwargs={"reduction": "sum", "delta": 1.0}, double_backward=False),
+     Case("bad_delta", ((3,), (3,)), kwargs={"delta": 0.0}, raises=ValueError, match="delta must be a number > 0")),
+    ("SelectAbove",))
+add("smooth_l1_loss", lambda x, t, reduction="mean", beta=1.0: nnF.smooth_l1_loss(x, t, reduction=reduction,
+                                                                                 beta=beta),
+    lambda x, t, reduction="mean", beta=1.0: ref_huber(x, t, reduction, beta) / beta,
+    (Case("squared", ((3, 4), (3, 4)), kwargs={"beta": 10.0}),
+     Case("linear", ((5,), (5,)), domain=(D.fixed([3.0, -4.0, 2.5, 6.0, -2.0]), D.fixed(np.zeros(5))),
+          kwargs={"reduction": "none", "beta": 0.5}, double_backward=False),
+     Case("bad_beta", ((3,), (3,)), kwargs={"beta": -1.0}, raises=ValueError, match="beta must be a number >= 0")),
+    ("SelectAbove",))
+add("kl_div", lambda x, t, reduction="mean", log_target=False: nnF.kl_div(x, t, reduction=reduction,
+                                                                         log_target=log_target),
+    ref_kl_div,
+    (Case("mean", ((3, 4), (3, 4))), Case("batchmean", ((3, 4), (3, 4)), kwargs={"reduction": "batchmean"}),
+     Case("log_target", ((3, 4), (3, 4)), domain=(D.normal, D.normal), kwargs={"log_target": True}),
+     Case("bad_reduction", ((3,), (3,)), kwargs={"reduction": "avg"}, raises=ValueError, match="kl_div: reduction")),
+    ("SelectAbove", "Log"), domain=(D.normal, probability))
+
+
+def ref_batch_norm(x: np.ndarray, w: np.ndarray | None = None, b: np.ndarray | None = None,
+                   eps: float = 1e-5) -> np.ndarray:
+    dims = (0,) + tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    out = (x - x.mean(dims, keepdims=True)) / np.sqrt(x.var(dims, keepdims=True) + eps)
+    return out * (1.0 if w is None else w.reshape(shape)) + (0.0 if b is None else b.reshape(shape))
+
+
+def ref_group_norm(x: np.ndarray, w: np.ndarray | None = None, b: np.ndarray | None = None, *, num_groups: int,
+                   eps: float = 1e-5) -> np.ndarray:
+    g = x.reshape(x.shape[0], num_groups, -1)
+    out = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps)).reshape(x.shape)
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return out * (1.0 if w is None else w.reshape(shape)) + (0.0 if b is None else b.reshape(shape))
+
+
+add("batch_norm", lambda x, w=None, b=None, eps=1e-5: nnF.batch_norm(x, None, None, w, b, True, 0.1, eps),
+    ref_batch_norm,
+    (Case("affine", ((4, 3), (3,), (3,))), Case("spatial", ((2, 3, 2, 2), (3,), (3,))),
+     Case("plain", ((3, 2, 4),)),
+     Case("one_value", ((1, 3),), raises=ValueError, match="more than 1 value per channel")),
+    ("Sqrt",))  # (training statistics; the running ones: tests/nn/test_batch_and_group_norm.py)
+add("group_norm", lambda x, w=None, b=None, num_groups=1, eps=1e-5: nnF.group_norm(x, num_groups, w, b, eps),
+    ref_group_norm,
+    (Case("affine", ((2, 4, 3), (4,), (4,)), kwargs={"num_groups": 2}),
+     Case("spatial", ((2, 6, 2, 2),), kwargs={"num_groups": 3}),
+     Case("not_divisible", ((2, 3),), kwargs={"num_groups": 2}, raises=ValueError, match="divisible by num_groups")),
+    ("Sqrt",))

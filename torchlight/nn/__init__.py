@@ -11,17 +11,40 @@ Example:
     True
 """
 
-from torchlight.nn import functional, init, modules
-from torchlight.nn.activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from torchlight.nn import functional, init, modules, utils
+from torchlight.nn.activation import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSoftmax,
+    Mish,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from torchlight.nn.attention import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
-from torchlight.nn.container import Sequential
+from torchlight.nn.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from torchlight.nn.conv import Conv1d, Conv2d, ConvTranspose2d
 from torchlight.nn.dropout import Dropout
 from torchlight.nn.embedding import Embedding
 from torchlight.nn.linear import Flatten, Identity, Linear
-from torchlight.nn.loss import CrossEntropyLoss, NLLLoss
+from torchlight.nn.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from torchlight.nn.module import Module
-from torchlight.nn.normalization import LayerNorm
+from torchlight.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from torchlight.nn.parameter import Parameter
 from torchlight.nn.pooling import AvgPool2d, MaxPool2d
 from torchlight.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -63,4 +86,25 @@ __all__ = [
     "RNNCellBase",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "ELU",
+    "GroupNorm",
+    "Hardtanh",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "LeakyReLU",
+    "MSELoss",
+    "Mish",
+    "ModuleDict",
+    "ModuleList",
+    "ParameterDict",
+    "ParameterList",
+    "SiLU",
+    "SmoothL1Loss",
+    "Softplus",
+    "utils",
 ]

@@ -1,4 +1,5 @@
-"""Activation layers: `ReLU`, `Tanh`, `Sigmoid`, `GELU`, `Softmax`, `LogSoftmax`.
+"""Activation layers: `ReLU`, `Tanh`, `Sigmoid`, `GELU`, `Softmax`, `LogSoftmax`, `LeakyReLU`, `SiLU`,
+`ELU`, `Mish`, `Softplus`, `Hardtanh`.
 
 Example:
     >>> import torchlight as tl
@@ -61,3 +62,96 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, self.dim)
+
+
+class _Inplace(Module):
+    """An activation with PyTorch's `inplace` flag, kept for the repr (the values are computed out of place)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        if not isinstance(inplace, bool):
+            raise TypeError(f"{type(self).__name__}: inplace must be a bool, not {inplace!r}")
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(_Inplace):
+    """x where x > 0, else negative_slope * x.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.LeakyReLU(0.2)(tl.tensor([-1.0, 1.0])).tolist()
+        [-0.2, 1.0]
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class SiLU(_Inplace):
+    """x * sigmoid(x)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x)
+
+
+class Mish(_Inplace):
+    """x * tanh(softplus(x))."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.mish(x)
+
+
+class ELU(_Inplace):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardtanh(_Inplace):
+    """x clamped to [min_val, max_val]."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val={min_val} must be at most max_val={max_val}")
+        self.min_val = min_val
+        self.max_val = max_val
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"

@@ -31,22 +31,33 @@ from torchlight.tensor import Tensor, check_same_backend
 
 __all__ = [
     "avg_pool2d",
+    "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "conv2d",
     "cross_entropy",
     "dropout",
+    "elu",
     "embedding",
     "gelu",
+    "group_norm",
+    "hardtanh",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
     "layer_norm",
+    "leaky_relu",
     "linear",
     "log_softmax",
     "logsumexp",
     "max_pool2d",
+    "mish",
     "mse_loss",
     "nll_loss",
     "relu",
     "sigmoid",
+    "silu",
+    "smooth_l1_loss",
     "softmax",
     "softplus",
     "tanh",
@@ -151,9 +162,97 @@ def tanh(x: Tensor) -> Tensor:
     return x.tanh()
 
 
-def softplus(x: Tensor) -> Tensor:
-    """log(1 + exp(x)), stable for large |x|; its derivative is sigmoid(x)."""
-    return nn_ops.Softplus.apply(x)
+def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, stable for large |x|; its derivative is sigmoid(beta x). Where
+    beta x > threshold it is x itself (PyTorch's switch to the linear function).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> [round(v, 6) for v in F.softplus(tl.tensor([-1.0, 0.0, 30.0]), beta=2.0).tolist()]
+        [0.063464, 0.346574, 30.0]
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"softplus: the input must be a Tensor, not {type(x).__name__}")
+    smooth = nn_ops.Softplus.apply(x) if beta == 1.0 else nn_ops.Softplus.apply(x * beta) / beta
+    if x.backend.xp.isdtype(x.dtype, "complex floating"):  # (no threshold: complex numbers have no order)
+        return smooth
+    return nn_ops.SelectAbove.apply(x, smooth, threshold, x * beta)
+
+
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x (the slope at 0, as PyTorch).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.leaky_relu(tl.tensor([-2.0, 3.0]), 0.1).tolist()
+        [-0.2, 3.0]
+    """
+    _check_float(x, "leaky_relu")
+    _check_no_inplace(inplace, "leaky_relu")
+    return nn_ops.SelectAbove.apply(x, x * negative_slope, 0.0)
+
+
+def silu(x: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (the swish).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.nn.functional.silu(tl.tensor([1.0])).item(), 6)
+        0.731059
+    """
+    _check_float(x, "silu")
+    _check_no_inplace(inplace, "silu")
+    return x * x.sigmoid()
+
+
+def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 6) for v in tl.nn.functional.elu(tl.tensor([-1.0, 2.0])).tolist()]
+        [-0.632121, 2.0]
+    """
+    _check_float(x, "elu")
+    _check_no_inplace(inplace, "elu")
+    negative = x.clamp(max=0.0).expm1() * alpha  # (clamped: exp of a large x would overflow in the unused branch)
+    return nn_ops.SelectAbove.apply(x, negative, 0.0)
+
+
+def mish(x: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x)).
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.nn.functional.mish(tl.tensor([1.0])).item(), 6)
+        0.865098
+    """
+    _check_float(x, "mish")
+    _check_no_inplace(inplace, "mish")
+    return x * nn_ops.Softplus.apply(x).tanh()
+
+
+def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]; the gradient is 1 strictly inside and 0 elsewhere (PyTorch's,
+    also at the two edges).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.hardtanh(tl.tensor([-3.0, 0.5, 3.0])).tolist()
+        [-1.0, 0.5, 1.0]
+    """
+    _check_float(x, "hardtanh")
+    _check_no_inplace(inplace, "hardtanh")
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val={min_val} must be at most max_val={max_val}")
+    return nn_ops.Hardtanh.apply(x, min_val, max_val)
+
+
+def _check_no_inplace(inplace: Any, op: str) -> None:
+    """`inplace=True` computes the same values out of place (no op here writes into its input)."""
+    if not isinstance(inplace, bool):
+        raise TypeError(f"{op}: inplace must be a bool, not {inplace!r}")
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
@@ -399,23 +498,168 @@ def _cross_entropy_probabilities(logits: Tensor, target: Tensor, weight: Any, ig
     return _reduce(-by_class.sum(axis), reduction, op)
 
 
-def mse_loss(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """(input - target)**2, reduced (by mean by default)."""
+def _legacy_reduction(size_average: Any, reduce: Any, reduction: str, op: str) -> str:
+    """`reduction`, or PyTorch's reading of its deprecated `size_average` / `reduce` flags where given."""
+    for name, flag in (("size_average", size_average), ("reduce", reduce)):
+        if flag is not None and not isinstance(flag, bool):
+            raise TypeError(f"{op}: {name} (PyTorch's deprecated flag) must be a bool or None, not {flag!r}; "
+                            f"pass the reduction as reduction={flag!r}")
+    if size_average is None and reduce is None:
+        _check_reduction(reduction, op)
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _broadcast_weight(weight: Any, loss: Tensor, op: str, name: str = "weight") -> Tensor:
+    """`weight` as a Tensor of the loss's backend, checked to broadcast to the loss's shape (as PyTorch)."""
+    weight = _lift(weight, loss)
+    check_same_backend(op, loss, weight)
+    try:
+        shape = fn.broadcast_shapes(op, loss.shape, weight.shape)
+    except ValueError:
+        shape = None
+    if shape != loss.shape:
+        raise ValueError(f"{op}: {name} of shape {weight.shape} must broadcast to the input's shape {loss.shape}")
+    return weight
+
+
+def _weighted(loss: Tensor, weight: Any, op: str) -> Tensor:
+    """loss * weight, the weight a constant (no gradient reaches it: PyTorch refuses one that requires
+    grad) broadcast to the loss's shape."""
+    return loss if weight is None else loss * _broadcast_weight(weight, loss, op).detach()
+
+
+def mse_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """(input - target)**2 (times `weight`, broadcast, where given), reduced (by mean by default).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.mse_loss(tl.tensor([1.0, 2.0]), tl.tensor([0.0, 0.0])).item()
+        2.5
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "mse_loss")
     target = _elementwise_target(input, target, reduction, "mse_loss")
     diff = input - target
-    return _reduce(diff * diff, reduction, "mse_loss")
+    return _reduce(_weighted(diff * diff, weight, "mse_loss"), reduction, "mse_loss")
 
 
-def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """-(t log p + (1 - t) log(1 - p)) for probabilities p in [0, 1].
+def l1_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """|input - target| (times `weight`, broadcast, where given), reduced; the gradient at a tie is 0
+    (sign(0), as PyTorch).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.l1_loss(tl.tensor([1.0, -2.0]), tl.tensor([0.0, 0.0])).item()
+        1.5
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction, "l1_loss")
+    target = _elementwise_target(input, target, reduction, "l1_loss")
+    return _reduce(_weighted((input - target).abs(), weight, "l1_loss"), reduction, "l1_loss")
+
+
+def huber_loss(input: Tensor, target: Any, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target, reduced.
+
+    `weight` (PyTorch 2.6's) multiplies each element's loss before the reduction.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.huber_loss(tl.tensor([0.5, 3.0]), tl.tensor([0.0, 0.0]), reduction="none").tolist()
+        [0.125, 2.5]
+    """
+    op = "huber_loss"
+    target = _elementwise_target(input, target, reduction, op)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not delta > 0:
+        raise ValueError(f"{op}: delta must be a number > 0, not {delta!r}")
+    diff = input - target
+    size = diff.abs()
+    loss = nn_ops.SelectAbove.apply((size - 0.5 * delta) * delta, diff * diff * 0.5, delta, size)
+    return _reduce(_weighted(loss, weight, op), reduction, op)
+
+
+def smooth_l1_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (huber_loss / beta); beta = 0 is l1_loss.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.functional.smooth_l1_loss(tl.tensor([0.5, 3.0]), tl.tensor([0.0, 0.0]), reduction="none",
+        ...                                 beta=2.0).tolist()
+        [0.0625, 2.0]
+    """
+    op = "smooth_l1_loss"
+    reduction = _legacy_reduction(size_average, reduce, reduction, op)
+    target = _elementwise_target(input, target, reduction, op)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
+        raise ValueError(f"{op}: beta must be a number >= 0, not {beta!r}")
+    diff = input - target
+    size = diff.abs()
+    if beta == 0:
+        return _reduce(size, reduction, op)
+    loss = nn_ops.SelectAbove.apply(size - 0.5 * beta, diff * diff * (0.5 / beta), beta, size)
+    return _reduce(loss, reduction, op)
+
+
+def kl_div(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence of `target` from exp(`input`), pointwise t (log t - input).
+
+    `input` holds log-probabilities; `target` probabilities (0 contributes
+    0), or log-probabilities with `log_target=True` (then exp(t) (t - input)).
+    `reduction="batchmean"` divides the sum by the batch size input.shape[0]
+    (the KL divergence's definition); "mean" divides by the number of
+    elements, as PyTorch (which warns that it is not the divergence).
+    Where a target entry is exactly 0 its own gradient is -input there
+    (PyTorch's is NaN; the true one-sided derivative is -inf).
+
+    Example:
+        >>> import torchlight as tl
+        >>> p = tl.tensor([[0.5, 0.5]])
+        >>> round(tl.nn.functional.kl_div(tl.tensor([[0.9, 0.1]]).log(), p, reduction="batchmean").item(), 6)
+        0.510826
+    """
+    op = "kl_div"
+    if reduction == "batchmean" and size_average is None and reduce is None:
+        target = _elementwise_target(input, target, "sum", op)
+    else:
+        reduction = _legacy_reduction(size_average, reduce, reduction, op)
+        target = _elementwise_target(input, target, reduction, op)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        safe = nn_ops.SelectAbove.apply(target, target * 0.0 + 1.0, 0.0)  # 0 log 0 = 0: log 1 there,
+        loss = target * safe.log() - target * input  # so no 0 / 0 in the target's gradient
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction, op)
+
+
+def binary_cross_entropy(input: Tensor, target: Any, weight: Tensor | None = None, size_average: bool | None = None,
+                         reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """-w (t log p + (1 - t) log(1 - p)) for probabilities p in [0, 1] (w = `weight`, broadcast; 1 without).
 
     As PyTorch, each log is clamped at -100 so that p = 0 or 1 gives a
     finite loss, and the gradient is PyTorch's (p - t) / max(p (1 - p), 1e-12)
     (`BinaryCrossEntropyLog`): the exact one inside, and finite with the right
     sign at p = 0 or 1. An input or target outside [0, 1], or NaN, raises
     ValueError, as in PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> p = tl.tensor([0.9, 0.2])
+        >>> [round(v, 6) for v in tl.nn.functional.binary_cross_entropy(p, tl.tensor([1.0, 0.0]),
+        ...                                                             reduction="none").tolist()]
+        [0.105361, 0.223144]
     """
     op = "binary_cross_entropy"
+    _check_reduction_argument(weight, op)
+    reduction = _legacy_reduction(size_average, reduce, reduction, op)
     target = _elementwise_target(input, target, reduction, op)
     xp = input.backend.xp
     inside = (input.data >= 0) & (input.data <= 1)  # not "< 0 or > 1": NaN, which each clamped log made -100
@@ -427,14 +671,43 @@ def binary_cross_entropy(input: Tensor, target: Any, reduction: str = "mean") ->
                          f"below outside it")
     log = nn_ops.BinaryCrossEntropyLog.apply
     loss = -(target * log(input) + (1.0 - target) * log(1.0 - input))
-    return _reduce(loss, reduction, op)
+    return _reduce(_weighted(loss, weight, op), reduction, op)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Any, reduction: str = "mean") -> Tensor:
-    """binary_cross_entropy(sigmoid(x), t) as softplus(x) - t x: stable for any x."""
+def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """binary_cross_entropy(sigmoid(x), t), as (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x): stable
+    for any x.
+
+    `pos_weight` (broadcast along the last axis: one per class) weighs the
+    positive term, `weight` each element, as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> F = tl.nn.functional
+        >>> x, t = tl.tensor([[800.0, -1.0]]), tl.tensor([[0.0, 1.0]])
+        >>> [round(v, 6) for v in F.binary_cross_entropy_with_logits(x, t, reduction="none",
+        ...                                                          pos_weight=tl.tensor([1.0, 3.0])).tolist()[0]]
+        [800.0, 3.939785]
+    """
     op = "binary_cross_entropy_with_logits"
+    _check_reduction_argument(weight, op)
+    reduction = _legacy_reduction(size_average, reduce, reduction, op)
     target = _elementwise_target(input, target, reduction, op)
-    return _reduce(nn_ops.Softplus.apply(input) - target * input, reduction, op)
+    if pos_weight is None:
+        loss = nn_ops.Softplus.apply(input) - target * input
+    else:
+        scale = (_broadcast_weight(pos_weight, input, op, "pos_weight").detach() - 1.0) * target + 1.0
+        loss = (1.0 - target) * input + scale * nn_ops.Softplus.apply(-input)
+    return _reduce(_weighted(loss, weight, op), reduction, op)
+
+
+def _check_reduction_argument(weight: Any, op: str) -> None:
+    """A reduction name where the weight goes: a call written for the old (input, target, reduction) order."""
+    if isinstance(weight, str):
+        raise TypeError(f"{op}: the third argument is weight= (PyTorch's order), not the reduction: "
+                        f"pass reduction={weight!r}")
 
 
 # ------------------------------------------------------------------ layers
@@ -660,6 +933,106 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
+
+
+def _check_channel_vector(value: Any, name: str, channels: int, x: Tensor, op: str) -> None:
+    if value is not None and tuple(getattr(value, "shape", ())) != (channels,):
+        raise ValueError(f"{op}: {name} must have shape ({channels},), one per channel of the input of shape "
+                         f"{x.shape}, not {tuple(getattr(value, 'shape', ()))}")
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """out * weight + bias, both (C,) along axis 1."""
+    shape = (out.shape[1],) + (1,) * (out.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (axis 1), as PyTorch's batch norm.
+
+    With `training`, mean and (biased) var are the batch's, over every axis
+    but 1, and the running statistics given are updated in place (without a
+    gradient): r = (1 - momentum) r + momentum s, the variance's s unbiased
+    (n / (n - 1) times the batch's), as PyTorch. Otherwise the running
+    statistics normalise, as constants.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([[1.0, 10.0], [3.0, 30.0]])
+        >>> mean, var = tl.zeros(2), tl.ones(2)
+        >>> [round(v, 4) for v in batch_norm(x, mean, var, training=True).tolist()[0]]
+        [-1.0, -1.0]
+        >>> mean.tolist(), var.tolist()     # 0.9 * old + 0.1 * batch (the variance unbiased)
+        ([0.2, 2.0], [1.1, 20.9])
+    """
+    op = "batch_norm"
+    _check_float(input, op)
+    if input.ndim < 2:
+        raise ValueError(f"{op}: expected an input (N, C, ...) of at least 2 dimensions, got shape {input.shape}")
+    channels = input.shape[1]
+    for name, value in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                        ("bias", bias)):
+        _check_channel_vector(value, name, channels, input, op)
+    if (running_mean is None) != (running_var is None):
+        raise ValueError(f"{op}: running_mean and running_var must both be given or both be None")
+    shape = (1, channels) + (1,) * (input.ndim - 2)
+    if not training:
+        if running_mean is None or running_var is None:
+            raise ValueError(f"{op}: training=False normalises by the running statistics: running_mean and "
+                             f"running_var must be given")
+        mean = running_mean.detach().reshape(shape)
+        std = (running_var.detach().reshape(shape) + eps).sqrt()
+        return _affine((input - mean) / std, weight, bias)
+    if momentum is None or isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+        raise TypeError(f"{op}: momentum must be a number, not {momentum!r}")
+    dims = (0,) + tuple(range(2, input.ndim))
+    count = math.prod(input.shape[d] for d in dims)
+    if count <= 1:
+        raise ValueError(f"{op}: expected more than 1 value per channel when training, got input of shape "
+                         f"{input.shape}")
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    if running_mean is not None and running_var is not None:
+        xp = input.backend.xp
+        batch_mean = xp.astype(xp.reshape(mean.data, (channels,)), running_mean.dtype)
+        batch_var = xp.astype(xp.reshape(var.data, (channels,)), running_var.dtype) * (count / (count - 1))
+        running_mean._replace_data(running_mean.data * (1.0 - momentum) + batch_mean * momentum)
+        running_var._replace_data(running_var.data * (1.0 - momentum) + batch_var * momentum)
+    return _affine(centred / (var + eps).sqrt(), weight, bias)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over each group of channels (axis 1 split into `num_groups`) and the
+    other axes, then * weight + bias per channel (biased variance, as PyTorch).
+
+    Example:
+        >>> import torchlight as tl
+        >>> y = group_norm(tl.tensor([[[1.0], [3.0], [5.0], [9.0]]]), 2)
+        >>> [round(v, 4) for v in y.reshape(-1).tolist()]
+        [-1.0, 1.0, -1.0, 1.0]
+    """
+    op = "group_norm"
+    _check_float(input, op)
+    if input.ndim < 2:
+        raise ValueError(f"{op}: expected an input (N, C, ...) of at least 2 dimensions, got shape {input.shape}")
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups < 1:
+        raise ValueError(f"{op}: num_groups must be an int >= 1, not {num_groups!r}")
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise ValueError(f"{op}: expected the number of channels of the input to be divisible by num_groups, "
+                         f"but got input of shape {input.shape} and num_groups={num_groups}")
+    _check_channel_vector(weight, "weight", channels, input, op)
+    _check_channel_vector(bias, "bias", channels, input, op)
+    grouped = input.reshape((input.shape[0], num_groups, math.prod(input.shape[1:]) // num_groups))
+    centred = grouped - grouped.mean(-1, keepdim=True)
+    out = centred / ((centred * centred).mean(-1, keepdim=True) + eps).sqrt()
+    return _affine(out.reshape(input.shape), weight, bias)
 
 
 def embedding(indices: Any, weight: Tensor) -> Tensor:

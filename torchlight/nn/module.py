@@ -503,8 +503,9 @@ class Module:
                 target, value = getattr(module, attr), state_dict[name]
                 value = value.data if isinstance(value, Tensor) else value  # (a parameter of another model too)
                 data = tensor(value, backend=target.backend, device=target._device).data
-                if data is value:  # not moved: copy, as PyTorch's copy_
-                    data = target.backend.copy(data)
+                # always a copy, as PyTorch's copy_: an array brought over (a torch tensor through NumPy)
+                # may still share the source's memory, and a later write to either would reach the other
+                data = target.backend.copy(data)
                 target._replace_data(data)
         return missing, unexpected
 

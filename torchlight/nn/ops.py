@@ -375,3 +375,45 @@ class MaskScores(Function):
     def backward(ctx: Context, g: Any) -> tuple:
         (kept,) = ctx.saved_tensors
         return g.where(kept, 0.0), None, None, None, None
+class SelectAbove(Function):
+    """`on` where key > threshold, else `off` (PyTorch's piecewise activations and losses: leaky_relu,
+    elu, softplus's linear tail, huber); the key is `on` itself unless given. The key only picks: no
+    gradient reaches it through the choice; `on` gets g where it was picked, `off` the rest. The mask
+    is made from the key in forward and backward, so a compiled program picks anew on every call (a
+    `where` over a comparison would be a tensor made while recording)."""
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, on: Any, off: Any, threshold: float, key: Any = None) -> Any:
+        key = on if key is None else key
+        ctx.save_for_backward(key)
+        ctx.threshold = threshold
+        return key.backend.xp.where(key.data > threshold, on.data, off.data)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (key,) = ctx.saved_tensors
+        xp = key.backend.xp
+        picked = xp.astype(key.data > ctx.threshold, g.dtype)
+        need_on, need_off = ctx.needs_input_grad[:2]
+        on = g * _const(g, picked) if need_on else None
+        off = g * _const(g, 1 - picked) if need_off else None
+        return on, off, None, None
+
+
+class Hardtanh(Function):
+    """x clipped to [lo, hi], with PyTorch's gradient: g strictly inside, 0 at the edges and outside."""
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, lo: float, hi: float) -> Any:
+        ctx.save_for_backward(x)
+        ctx.bounds = (lo, hi)
+        return x.backend.xp.clip(x.data, lo, hi)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        (x,) = ctx.saved_tensors
+        xp, (lo, hi) = x.backend.xp, ctx.bounds
+        inside = xp.astype(xp.logical_and(x.data > lo, x.data < hi), g.dtype)
+        return g * _const(g, inside), None, None
