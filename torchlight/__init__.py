@@ -38,6 +38,7 @@ from torchlight.backends.dtypes import get_default_dtype, set_default_dtype
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
 from torchlight.creation import (
     arange,
+    device,
     empty,
     empty_like,
     eye,
@@ -67,6 +68,9 @@ int8, int16, int32, int64 = (_DTYPES[n] for n in ("int8", "int16", "int32", "int
 uint8, uint16, uint32, uint64 = (_DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
 float32, float64 = _DTYPES["float32"], _DTYPES["float64"]
 complex64, complex128 = _DTYPES["complex64"], _DTYPES["complex128"]
+# PyTorch's other names of the same dtypes (torch.float is float32, torch.long int64, ...)
+float, double, long, int = float32, float64, int64, int32  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 __version__ = "0.1.0"
 
@@ -110,6 +114,7 @@ __all__ = [
 ]
 __all__ += array_functions.__all__
 __all__ += torch_functions.__all__
+__all__ += ["cdouble", "cfloat", "device", "double", "float", "int", "long"]
 __all__ += ["empty", "empty_like", "eye", "full_like", "linspace", "logspace", "rand_like", "randn_like"]
 __all__ += list(_DTYPES)
 __all__ += ["CheckpointError", "Generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]

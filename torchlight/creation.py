@@ -340,3 +340,26 @@ def rand_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> T
 def randn_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """`randn` of `t`'s shape, backend, device and dtype (or `dtype`)."""
     return _random("randn", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
+
+
+def device(spec: Any, index: int | None = None) -> Device:
+    """PyTorch's `torch.device("cpu")` / `torch.device("cuda", 1)` / `"cuda:1"`: the `Device` that
+    `device=` takes in the factories and `Tensor.to` ("cpu": the default backend's CPU where it has
+    one, else NumPy's; "cuda": CuPy's GPU). A `Device` is given back as it is.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.zeros(2, device=tl.device("cpu")).device.type
+        'cpu'
+    """
+    if isinstance(spec, Device):
+        return spec
+    text = f"{spec}:{index}" if index is not None else str(spec)
+    mapped = pytorch_device(text)
+    if mapped is None:
+        raise ValueError(f"device: expects 'cpu', 'cuda' or 'cuda:N' (or a Device), got {spec!r}")
+    default = backends.get(None)
+    if has_device(default, text):
+        return default.device_object(default.resolve_device(text))
+    target = backends.get(mapped[0])
+    return target.device_object(target.resolve_device(mapped[1]))
