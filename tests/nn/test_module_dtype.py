@@ -44,3 +44,10 @@ def test_a_float32_batch_into_a_float64_layer_is_refused_as_pytorch():
 
 def test_randn_in_float16_draws_and_casts():
     assert str(tl.randn(3, dtype="float16").dtype) == "float16"
+
+
+@pytest.mark.parametrize("layer, shape", [(lambda: tl.nn.Conv2d(1, 2, 3), (1, 1, 5, 5)),
+                                          (lambda: tl.nn.LayerNorm(3), (4, 3)), (lambda: tl.nn.Linear(3, 2), (4, 3))])
+def test_every_weighted_layer_refuses_an_input_of_another_dtype(layer, shape):
+    with pytest.raises(TypeError, match="the input is float32 but the weight is float64"):
+        layer()(tl.ones(*shape, dtype="float32"))

@@ -753,9 +753,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         bias = _lift(bias, x)
     if weight.ndim != 2:
         raise ValueError(f"linear: the weight must be 2-d (out_features, in_features), not of shape {weight.shape}")
-    if x.dtype != weight.dtype:  # (PyTorch raises too: a float32 batch would silently run in float64)
-        raise TypeError(f"linear: the input is {x.dtype} but the weight is {weight.dtype}: cast the input "
-                        f"(x.to(dtype=...)) or the layer (layer.to(dtype=...), .float(), .double())")
+    _check_same_dtype("linear", x, weight)
     if x.ndim == 0 or x.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: the input of shape {x.shape} has width {x.shape[-1] if x.ndim else None}, "
                          f"but the weight of shape {weight.shape} expects in_features={weight.shape[-1]}")
@@ -802,6 +800,7 @@ def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | 
         raise ValueError(f"{op}: needs an input (N, C, H, W) and a weight (O, C / groups, kh, kw), "
                          f"got shapes {x.shape} and {weight.shape}")
     _check_conv_shapes(x, weight, bias, groups)
+    _check_same_dtype(op, x, weight)
     n, channels = x.shape[:2]
     out_channels, _, kh, kw = weight.shape
     pads = conv_pads(padding, (kh, kw), stride, dilation, op)
@@ -924,6 +923,8 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     if x.shape[x.ndim - len(shape):] != shape or len(shape) > x.ndim:
         raise ValueError(f"layer_norm: the input of shape {x.shape} does not end in normalized_shape {shape}")
     for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None:
+            _check_same_dtype("layer_norm", x, param)
         if param is not None and tuple(param.shape) != shape:  # (it would broadcast: a (1,) weight, silently)
             raise ValueError(f"layer_norm: the {name} of shape {tuple(param.shape)} must have the "
                              f"normalized_shape {shape}")
@@ -1227,3 +1228,12 @@ def safe_softmax(scores: Tensor, dim: int = -1) -> Tensor:
     """softmax over `dim`, with 0 (not NaN) for a slice whose scores are all -inf (PyTorch's
     `_safe_softmax`): one node, `Softmax`'s values and gradient elsewhere."""
     return nn_ops.SafeSoftmax.apply(scores, dim)
+
+
+def _check_same_dtype(op: str, x: Tensor, weight: Any) -> None:
+    """A TypeError when a layer's input and weight differ in dtype (PyTorch raises too: a float32
+    batch into a float64 layer would otherwise run silently in float64)."""
+    dtype = getattr(weight, "dtype", None)
+    if dtype is not None and getattr(weight, "_is_tensor", False) and x.dtype != dtype:
+        raise TypeError(f"{op}: the input is {x.dtype} but the weight is {dtype}: cast the input "
+                        f"(x.to(dtype=...)) or the layer (layer.to(dtype=...), .float(), .double())")
