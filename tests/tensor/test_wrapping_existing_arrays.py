@@ -142,7 +142,7 @@ def test_to_an_unknown_device_names_the_devices():
     with pytest.raises(tl.BackendError, match="has no device 'gpu7'"):
         tl.tensor([1.0], backend="array_api_strict").to(device="gpu7")
     with pytest.raises(tl.BackendError, match="only the device 'cpu'"):
-        tl.tensor([1.0]).to(device="cuda:0")
+        tl.tensor([1.0], backend="numpy").to(device="gpu0", backend="numpy")
 
 
 # --------------------------------------------------------- host interop
