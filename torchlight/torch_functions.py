@@ -155,34 +155,29 @@ def matmul(input: Any, other: Any) -> Tensor:
     return a @ b
 
 
-def _ranked(name: str, ndim: int, *operands: Tensor) -> None:
-    for i, t in enumerate(operands):
+def _ranked_product(name: str, ndim: int, input: Any, other: Any) -> Tensor:
+    """`input @ other` for two `ndim`-d operands, a RuntimeError naming `name` otherwise (as PyTorch's)."""
+    a, b = _pair(name, input, other)
+    b = a._lift(b)
+    for i, t in enumerate((a, b)):
         if t.ndim != ndim:
             raise RuntimeError(f"{name}: expects {ndim}-d tensors, but argument {i} has shape {t.shape}")
+    return a @ b
 
 
 def mm(input: Any, mat2: Any) -> Tensor:
     """The product of two matrices (2-d only, as PyTorch's mm)."""
-    a, b = _pair("mm", input, mat2)
-    b = a._lift(b)
-    _ranked("mm", 2, a, b)
-    return a @ b
+    return _ranked_product("mm", 2, input, mat2)
 
 
 def bmm(input: Any, mat2: Any) -> Tensor:
     """The batched product of two stacks of matrices (3-d only, as PyTorch's bmm)."""
-    a, b = _pair("bmm", input, mat2)
-    b = a._lift(b)
-    _ranked("bmm", 3, a, b)
-    return a @ b
+    return _ranked_product("bmm", 3, input, mat2)
 
 
 def dot(input: Any, other: Any) -> Tensor:
     """The dot product of two vectors (1-d only, as PyTorch's dot)."""
-    a, b = _pair("dot", input, other)
-    b = a._lift(b)
-    _ranked("dot", 1, a, b)
-    return a @ b
+    return _ranked_product("dot", 1, input, other)
 
 
 def eq(input: Any, other: Any) -> Tensor:
