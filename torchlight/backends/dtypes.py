@@ -150,7 +150,8 @@ def set_default_dtype(dtype: Any) -> None:
     if name not in ("float16", "float32", "float64"):
         raise TypeError(f"set_default_dtype: only floating-point dtypes can be the default (float16, float32, "
                         f"float64), not {dtype!r}")
-    DEFAULT_FLOAT[0] = name
+    # float64 is torchlight's own default (where the device has it: JAX without x64 keeps float32)
+    DEFAULT_FLOAT[0] = None if name == "float64" else name
 
 
 def get_default_dtype() -> DType:
