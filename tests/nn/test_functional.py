@@ -122,7 +122,8 @@ def test_cross_entropy_is_one_node_whose_second_derivative_is_the_softmax_jacobi
     y = np.array([1, 3, 0])
     t = make(backend, x)
     loss = F.cross_entropy(t, labels(backend, y), reduction="sum")
-    assert loss.history.last_fn is AF.CrossEntropy  # the reduction included
+    if not backend.lazy:  # (Dask takes the general path: whether a label is ignored is not known yet)
+        assert loss.history.last_fn is AF.CrossEntropy  # the reduction included
     (g,) = tl.autograd.grad(loss, t, create_graph=True)
     (g * make(backend, v, requires_grad=False)).sum().backward()
     p = np.exp(ref_log_softmax(x, 1))
@@ -259,9 +260,9 @@ def test_linear_layer_norm_embedding_dropout(backend):
 def test_bad_inputs_raise_clear_errors(backend):
     x = make(backend, RNG.standard_normal((2, 3)))
     with pytest.raises(ValueError, match=r"cross_entropy: labels \[3\] out of range for 3 classes"):
-        F.cross_entropy(x, labels(backend, [0, 3]))
+        F.cross_entropy(x, labels(backend, [0, 3])).numpy()  # (on Dask: raised when computed)
     with pytest.raises(ValueError, match=r"labels \[-1\] out of range"):
-        F.nll_loss(x, labels(backend, [-1, 0]))
+        F.nll_loss(x, labels(backend, [-1, 0])).numpy()  # (on Dask: raised when computed)
     with pytest.raises(TypeError, match="integer dtype"):
         F.cross_entropy(x, make(backend, [0.0, 1.0]))
     with pytest.raises(ValueError, match=r"labels of shape \(2,\), got \(3,\)"):
@@ -271,7 +272,7 @@ def test_bad_inputs_raise_clear_errors(backend):
     with pytest.raises(ValueError, match=r"mse_loss: input shape \(2, 3\) and target shape \(3,\)"):
         F.mse_loss(x, make(backend, [1.0, 2.0, 3.0]))
     with pytest.raises(ValueError, match=r"probability in \[0, 1\]"):
-        F.binary_cross_entropy(x, make(backend, np.zeros((2, 3))))
+        F.binary_cross_entropy(x, make(backend, np.zeros((2, 3)))).numpy()  # (on Dask: raised when computed)
     with pytest.raises(ValueError, match=r"width 3.*in_features=4"):
         F.linear(x, make(backend, np.zeros((5, 4))))
     with pytest.raises(ValueError, match="input has 3 channels"):
@@ -287,7 +288,7 @@ def test_bad_inputs_raise_clear_errors(backend):
     with pytest.raises(ValueError, match="does not end in normalized_shape"):
         F.layer_norm(x, 4)
     with pytest.raises(ValueError, match=r"embedding: indices \[5\] out of range for 5 embeddings"):
-        F.embedding(labels(backend, [5]), make(backend, np.zeros((5, 2))))
+        F.embedding(labels(backend, [5]), make(backend, np.zeros((5, 2)))).numpy()  # (on Dask: raised when computed)
     with pytest.raises(ValueError, match=r"dropout: p must be in \[0, 1\]"):
         F.dropout(x, 1.5)
     with pytest.raises(TypeError, match="floating-point dtype"):

@@ -250,6 +250,24 @@ class Backend:
             raise error
         return array
 
+    def checked_by_parts(self, arrays: tuple[Any, ...], summarise: Any, judge: Any) -> Any:
+        """`arrays[0]`, after `judge([summarise(xp, *parts), ...])` has looked at every part of `arrays`.
+
+        For a check whose message needs all the values (the first few labels
+        out of range, which of two conditions failed first): `summarise` turns
+        one part of each array (parts of one shape, in the namespace `xp` of
+        the part's own library) into a small host value, and `judge` raises
+        on the list of them. An eager array is one part, checked now; Dask's
+        backend summarises each chunk and judges when the result is computed.
+        """
+        judge([summarise(self.xp, *arrays)])
+        return arrays[0]
+
+    def map_chunks(self, fn: Any, *arrays: Any, dtype: Any) -> Any:
+        """`fn(*arrays)` of arrays already broadcast together, made chunk by chunk where the library has
+        chunks (Dask, when computed: `fn` then gets NumPy blocks); an eager array is one chunk."""
+        return fn(*arrays)
+
     def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
         """`fn(*args)`, written into the array `out` where the library can (NumPy's and CuPy's `out=`).
 

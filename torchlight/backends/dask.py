@@ -17,6 +17,7 @@ Example (where Dask is installed):
 from __future__ import annotations
 
 import math
+import types
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ class DaskBackend(ArrayAPIBackend):
 
     def __init__(self, name: str = "dask") -> None:
         super().__init__(name)
+        self.xp = _namespace_with_any_reshape(self.xp)
 
     @classmethod
     def recognises(cls, array: Any) -> bool:
@@ -45,6 +47,24 @@ class DaskBackend(ArrayAPIBackend):
 
     def checked(self, array: Any, bad: Any, error: Exception) -> Any:
         return array.map_blocks(_checked_block, bad, error, dtype=array.dtype)  # raises when computed
+
+    def checked_by_parts(self, arrays: tuple[Any, ...], summarise: Any, judge: Any) -> Any:
+        """`arrays[0]` with the check inside its graph: each chunk summarised, all judged, when computed
+        (the other arrays are rechunked as the first; nothing is computed here)."""
+        import dask
+        import dask.array as da
+
+        first = arrays[0]
+        aligned = [first] + [a.rechunk(first.chunks) for a in arrays[1:]]
+        chunks = zip(*(a.to_delayed().ravel() for a in aligned))
+        parts = [dask.delayed(_summarised)(summarise, *blocks) for blocks in chunks]
+        verdict = da.from_delayed(dask.delayed(_judged)(judge, parts), shape=(), dtype=bool)
+        return da.map_blocks(_after_verdict, first, verdict, dtype=first.dtype)
+
+    def map_chunks(self, fn: Any, *arrays: Any, dtype: Any) -> Any:
+        import dask.array as da
+
+        return da.map_blocks(fn, *arrays, dtype=dtype)
 
     def scatter_add(self, shape: tuple[int, ...], key: Any, values: Any) -> Any:
         """The portable segment sum; complex values as their real and imaginary parts, each summed
@@ -114,10 +134,58 @@ class DaskBackend(ArrayAPIBackend):
         return indexing.unflatten(xp, out[(slice(None),) * axis + (slice(0, 1),)], axis, index.shape)
 
 
+def _namespace_with_any_reshape(xp: Any) -> Any:
+    """A copy of the namespace `xp` whose `reshape` takes any chunking (and which names float16).
+
+    Dask reshapes only by merging or splitting whole chunks (a (3, 4) array in
+    2x2 chunks cannot become (12,)), and raises NotImplementedError
+    otherwise; the standard's reshape has no such limit. Where Dask refuses,
+    the axes from the first one the reshape changes on are made one chunk
+    each, the leading axes keeping theirs, and where it still refuses the
+    whole array is made one chunk.
+    """
+    namespace = types.ModuleType(xp.__name__, xp.__doc__)
+    namespace.__dict__.update(vars(xp))
+    standard = xp.reshape
+
+    def reshape(x: Any, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Any:
+        try:
+            return standard(x, shape, copy=copy)
+        except NotImplementedError:
+            same = 0
+            while same < min(x.ndim, len(shape)) and x.shape[same] == shape[same]:
+                same += 1
+            try:
+                return standard(x.rechunk({axis: -1 for axis in range(same, x.ndim)}), shape, copy=copy)
+            except NotImplementedError:  # (Dask's algorithm still refuses some: (3, 4, 4) in (2, 1) rows
+                return standard(x.rechunk(-1), shape, copy=copy)  # to (3, 2, 8)): one chunk always goes
+
+    # and Dask arrays hold NumPy's dtypes, float16 among them, which the compat namespace does not name
+    namespace.__dict__.update(reshape=reshape, float16=getattr(xp, "float16", np.dtype(np.float16)))
+    return namespace
+
+
 def _checked_block(block: np.ndarray, bad: Any, error: Exception) -> np.ndarray:
     """`block` of a Dask array, or `error` raised if `bad(block)` holds anywhere in it."""
     if block.size and bool(np.any(bad(block))):
         raise error
+    return block
+
+
+def _summarised(summarise: Any, *blocks: Any) -> Any:
+    """`summarise(xp, *blocks)` with the namespace of the blocks' library (NumPy's, or CuPy's chunks)."""
+    import array_api_compat
+
+    return summarise(array_api_compat.array_namespace(*blocks), *blocks)
+
+
+def _judged(judge: Any, parts: list[Any]) -> np.bool_:
+    judge(parts)  # raises on a bad value
+    return np.bool_(True)
+
+
+def _after_verdict(block: Any, verdict: Any) -> Any:
+    """`block`, once the check it waits on (`verdict`, a task of the same graph) has passed."""
     return block
 
 

@@ -10,6 +10,7 @@ gradient; this module holds arrays only and never imports Tensor.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any
@@ -43,6 +44,8 @@ def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
     integer instead of truncated values.
     """
     typed = [a for a in arrays if hasattr(a, "dtype")]
+    if backend.lazy and typed:
+        return _on_chunks(backend, ufunc, arrays, typed)
     host = [backend.to_numpy(a) if hasattr(a, "dtype") else a for a in arrays]
     raw = np.asarray(ufunc(*host), dtype=object)
     if not typed:
@@ -57,6 +60,28 @@ def _on_host(backend: Any, ufunc: Any, *arrays: Any) -> Any:
             dtype = backend.default_int(device)
     # cast on the host: the device may have no float64
     return backend.xp.asarray(np.asarray(raw, dtype=backend.numpy_dtype(dtype)), device=device)
+
+
+def _on_chunks(backend: Any, ufunc: Any, arrays: tuple, typed: list) -> Any:
+    """`_on_host` for a lazy library: the function runs on each chunk when it is computed.
+
+    The result's dtype must be known before then, so it is the promoted
+    floating (or complex) dtype of the arrays; over integers or booleans,
+    where `_on_host` picks the dtype from the values returned, it raises.
+    """
+    dtype = backend.xp.result_type(*typed) if len(typed) > 1 else typed[0].dtype
+    if not (backend.is_floating(dtype) or backend.is_complex(dtype)):
+        raise TypeError(f"map: a Python function over {dtype} arrays of the lazy backend {backend.name!r} gives "
+                        f"values whose dtype is known only once they are computed; cast the tensors to a "
+                        f"floating dtype first")
+    shaped = iter(backend.xp.broadcast_arrays(*typed))
+    args = [next(shaped) if hasattr(a, "dtype") else a for a in arrays]
+    return backend.map_chunks(functools.partial(_ufunc_chunk, ufunc, backend.numpy_dtype(dtype)), *args, dtype=dtype)
+
+
+def _ufunc_chunk(ufunc: Any, dtype: Any, *chunks: Any) -> np.ndarray:
+    """The Python function over one chunk of each array, as an array of `dtype`."""
+    return np.asarray(np.asarray(ufunc(*chunks), dtype=object), dtype=dtype)
 
 
 def _check_arity(helper: str, fn: Callable, arity: int) -> None:

@@ -6,8 +6,9 @@ NumPy through `numpy.linalg` (SciPy's `solve_triangular`), CuPy through
 `torch.linalg`, JAX through `jax.numpy.linalg` / `jax.scipy.linalg`,
 array_api_strict (and any other array-API library) through its `linalg`
 extension, and Dask through `dask.array.linalg` for one 2-d matrix where it
-has the function, otherwise a `map_blocks` over whole matrices (the last two
-dims made one chunk) that calls NumPy's: nothing here computes a Dask array.
+has the function (but cholesky, solve and inv, whose errors are NumPy's
+then), otherwise a `map_blocks` over whole matrices (the last two dims made
+one chunk) that calls NumPy's: nothing here computes a Dask array.
 
 The callers (torchlight/ops/decompositions.py) have checked shapes and
 dtypes and broadcast the batch dims of A and B; a right-hand side B is
@@ -217,12 +218,7 @@ def cholesky(backend: Any, a: Any, upper: bool = False) -> Any:
             a = cupy.conj(cupy.swapaxes(a, -1, -2))
         factor = _guarded("cholesky", cupy.linalg.cholesky, a)
         return cupy.conj(cupy.swapaxes(factor, -1, -2)) if upper else factor
-    if k == "dask":
-        import dask.array as da
-
-        if _two_d_single(a):
-            a = _dask_matrices(a)
-            return da.linalg.cholesky(a, lower=not upper)
+    if k == "dask":  # (NumPy's on whole-matrix chunks, not dask.array.linalg's: NumPy's check and message)
         return _dask_map(lambda m: cholesky_numpy(m, upper), [a], [tuple(a.shape[-2:])], [a.dtype])
     fn = _linalg(backend, "cholesky")
     return _guarded("cholesky", lambda m: fn(m, upper=upper), a)
@@ -250,11 +246,7 @@ def solve(backend: Any, a: Any, b: Any) -> Any:
         import cupy
 
         return _guarded("solve", cupy.linalg.solve, a, b)
-    if k == "dask":
-        import dask.array as da
-
-        if _two_d_single(a):
-            return da.linalg.solve(_dask_matrices(a), _dask_matrices(b))
+    if k == "dask":  # (as cholesky's)
         return _dask_map(lambda m, r: _guarded("solve", _npl.solve, m, r), [a, b],
                          [tuple(b.shape[-2:])], [b.dtype])
     fn = _linalg(backend, "solve")
@@ -278,11 +270,7 @@ def inv(backend: Any, a: Any) -> Any:
         import cupy
 
         return _guarded("inv", cupy.linalg.inv, a)
-    if k == "dask":
-        import dask.array as da
-
-        if _two_d_single(a):
-            return da.linalg.inv(_dask_matrices(a)).astype(a.dtype)  # (its identity is float64)
+    if k == "dask":  # (as cholesky's)
         return _dask_map(lambda m: _guarded("inv", _npl.inv, m), [a], [tuple(a.shape[-2:])], [a.dtype])
     return _guarded("inv", _linalg(backend, "inv"), a)
 

@@ -20,9 +20,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from torchlight.autograd import functions as fn
 from torchlight.nn import ops as nn_ops  # the Functions only nn.functional uses
@@ -123,13 +126,18 @@ def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = 
     Every other entry must lie in [0, classes) (a ValueError names the first
     few that do not). The mask is None when no entry is ignored, so the
     common case, every label in range and `ignore_index` outside it, costs
-    one check on the device.
+    one check on the device. On a lazy backend (Dask) the check is folded
+    into the labels and raises when they are computed, and the mask is
+    always made, since whether any label is ignored is not known yet.
     """
     target = _lift(target, like)
     if not target.backend.xp.isdtype(target.dtype, "integral"):
         raise TypeError(f"{op}: {what} must have an integer dtype, not {target.dtype}")
     xp, info = target.backend.xp, target.backend.xp.iinfo(target.dtype)
     ignorable = ignore_index is not None and info.min <= ignore_index <= info.max
+    spared = ignore_index if ignorable else None
+    if target.backend.lazy:
+        return _lazily_checked_labels(target, classes, spared, (op, what, of, classes, ignore_index))
     bad = target.data < 0
     if classes <= info.max:  # (uint8 labels of 300 classes: 300 is no uint8 to compare with)
         bad = bad | (target.data >= classes)
@@ -140,11 +148,41 @@ def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = 
         return target, ignored if bool(xp.any(ignored)) else None
     ignored = target.data == ignore_index if ignorable else None
     if ignored is None or bool(xp.any(bad & ~ignored)):
-        values = target.numpy().reshape(-1)
-        wrong = sorted({int(v) for v in values if not 0 <= v < classes and v != ignore_index})
-        allowed = f"[0, {classes - 1}]" + ("" if ignore_index is None else f" or equal ignore_index={ignore_index}")
-        raise ValueError(f"{op}: {what} {wrong[:5]} out of range for {classes} {of} ({what} must be in {allowed})")
+        _judge_labels([_wrong_labels(np, target.numpy(), classes, spared)], (op, what, of, classes, ignore_index))
     return target, ignored
+
+
+def _lazily_checked_labels(target: Tensor, classes: int, spared: int | None, names: tuple) -> tuple[Tensor, Any]:
+    """The labels with their range check inside the graph (a lazy backend), and the mask of `spared`."""
+    summarise = functools.partial(_wrong_labels, classes=classes, spared=spared)
+    data = target.backend.checked_by_parts((target.data,), summarise, functools.partial(_judge_labels, names=names))
+    ignored = None if spared is None or not target.size else data == spared
+    return Tensor._wrap(data, target.backend), ignored
+
+
+def _wrong_labels(xp: Any, labels: Any, classes: int, spared: int | None) -> list[int]:
+    """The (at most five) smallest distinct labels outside [0, classes), `spared` aside (None: none is)."""
+    bad = labels < 0
+    if classes <= xp.iinfo(labels.dtype).max:
+        bad = bad | (labels >= classes)
+    if spared is not None:
+        bad = bad & (labels != spared)
+    return sorted({int(v) for v in xp.reshape(labels, (-1,))[xp.reshape(bad, (-1,))].tolist()})[:5]
+
+
+def _judge_labels(parts: list[list[int]], names: tuple[str, str, str, int, int | None]) -> None:
+    """Raise the ValueError naming the first few wrong labels of all `parts`, if there are any.
+
+    `names`: the op, what the labels are called and what they count (as in
+    "labels [3] out of range for 3 classes"), the number of classes and
+    `ignore_index` (None where the op has none).
+    """
+    wrong = sorted(set().union(*parts))[:5]
+    if not wrong:
+        return
+    op, what, of, classes, ignore_index = names
+    allowed = f"[0, {classes - 1}]" + ("" if ignore_index is None else f" or equal ignore_index={ignore_index}")
+    raise ValueError(f"{op}: {what} {wrong} out of range for {classes} {of} ({what} must be in {allowed})")
 
 
 # ------------------------------------------------------------- activations
@@ -662,16 +700,33 @@ def binary_cross_entropy(input: Tensor, target: Any, weight: Tensor | None = Non
     reduction = _legacy_reduction(size_average, reduce, reduction, op)
     target = _elementwise_target(input, target, reduction, op)
     xp = input.backend.xp
-    inside = (input.data >= 0) & (input.data <= 1)  # not "< 0 or > 1": NaN, which each clamped log made -100
-    if input.size and not bool(xp.all(inside & (target.data >= 0) & (target.data <= 1))):  # one check on the device
-        if not bool(xp.all(inside)):
-            raise ValueError(f"{op}: every input must be a probability in [0, 1] (for logits use "
-                             f"binary_cross_entropy_with_logits)")
-        raise ValueError(f"{op}: every target must be in [0, 1] (as PyTorch requires); the loss is unbounded "
-                         f"below outside it")
+    if input.backend.lazy:  # the check inside the graph: it raises when the loss or a gradient is computed
+        input = nn_ops.CheckedValues.apply(input, (target.data,), _probabilities_outside, _judge_probabilities)
+    elif input.size and not bool(xp.all(_probabilities(input.data) & _probabilities(target.data))):  # one check
+        _judge_probabilities([_probabilities_outside(xp, input.data, target.data)])
     log = nn_ops.BinaryCrossEntropyLog.apply
     loss = -(target * log(input) + (1.0 - target) * log(1.0 - input))
     return _reduce(_weighted(loss, weight, op), reduction, op)
+
+
+def _probabilities(data: Any) -> Any:
+    """Where `data` lies in [0, 1] (not "< 0 or > 1": NaN, which each clamped log would make -100, is outside)."""
+    return (data >= 0) & (data <= 1)
+
+
+def _probabilities_outside(xp: Any, input: Any, target: Any) -> tuple[bool, bool]:
+    """Whether some input, and whether some target, of binary_cross_entropy is outside [0, 1]."""
+    return not bool(xp.all(_probabilities(input))), not bool(xp.all(_probabilities(target)))
+
+
+def _judge_probabilities(parts: list[tuple[bool, bool]]) -> None:
+    """binary_cross_entropy's ValueError for a bad input, else for a bad target, in any part."""
+    if any(bad_input for bad_input, _ in parts):
+        raise ValueError("binary_cross_entropy: every input must be a probability in [0, 1] (for logits use "
+                         "binary_cross_entropy_with_logits)")
+    if any(bad_target for _, bad_target in parts):
+        raise ValueError("binary_cross_entropy: every target must be in [0, 1] (as PyTorch requires); the loss is "
+                         "unbounded below outside it")
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Tensor | None = None,
@@ -959,7 +1014,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     but 1, and the running statistics given are updated in place (without a
     gradient): r = (1 - momentum) r + momentum s, the variance's s unbiased
     (n / (n - 1) times the batch's), as PyTorch. Otherwise the running
-    statistics normalise, as constants.
+    statistics normalise, as constants. (On a lazy backend, `momentum` may
+    be a 0-d tensor: BatchNorm's cumulative average, 1 / (batches + 1),
+    whose count is not computed.)
 
     Example:
         >>> import torchlight as tl
@@ -988,7 +1045,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = running_mean.detach().reshape(shape)
         std = (running_var.detach().reshape(shape) + eps).sqrt()
         return _affine((input - mean) / std, weight, bias)
-    if momentum is None or isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+    lazy_factor = isinstance(momentum, Tensor) and momentum.ndim == 0 and momentum.backend.lazy
+    if not lazy_factor and (isinstance(momentum, bool) or not isinstance(momentum, (int, float))):
         raise TypeError(f"{op}: momentum must be a number, not {momentum!r}")
     dims = (0,) + tuple(range(2, input.ndim))
     count = math.prod(input.shape[d] for d in dims)
@@ -1002,8 +1060,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         xp = input.backend.xp
         batch_mean = xp.astype(xp.reshape(mean.data, (channels,)), running_mean.dtype)
         batch_var = xp.astype(xp.reshape(var.data, (channels,)), running_var.dtype) * (count / (count - 1))
-        running_mean._replace_data(running_mean.data * (1.0 - momentum) + batch_mean * momentum)
-        running_var._replace_data(running_var.data * (1.0 - momentum) + batch_var * momentum)
+        m = xp.astype(momentum.data, running_mean.dtype) if lazy_factor else momentum  # type: ignore[attr-defined]
+        running_mean._replace_data(running_mean.data * (1.0 - m) + batch_mean * m)
+        running_var._replace_data(running_var.data * (1.0 - m) + batch_var * m)
     return _affine(centred / (var + eps).sqrt(), weight, bias)
 
 

@@ -127,7 +127,7 @@ class _BatchNorm(Module):
         factor = 0.0 if self.momentum is None else self.momentum
         count = self.num_batches_tracked if self.training and self.track_running_stats else None
         if count is not None and self.momentum is None:  # a cumulative average: 1 / (batches so far)
-            factor = 1.0 / (int(count.item()) + 1)
+            factor = 1.0 / (count + 1) if count.backend.lazy else 1.0 / (int(count.item()) + 1)  # (lazy: no compute)
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
         track = not self.training or self.track_running_stats
         out = F.batch_norm(x, self.running_mean if track else None, self.running_var if track else None,

@@ -227,6 +227,24 @@ class BinaryCrossEntropyLog(Function):
         return g * rest / (q * rest).clamp(min=1e-12)
 
 
+class CheckedValues(Function):
+    """`x` unchanged, with a check of its values (and of `others`, arrays of its shape) inside the graph.
+
+    For a lazy library (Dask): `Backend.checked_by_parts` folds the check into
+    the result, so a bad value raises when the loss or a gradient is
+    computed, and the forward computes nothing. The gradient passes through.
+    """
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, others: tuple, summarise: Any, judge: Any) -> Any:
+        return x.backend.checked_by_parts((x.data, *others), summarise, judge)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple:
+        return g, None, None, None
+
+
 class Pad(Function):
     """Padding with `value` of the last `len(pads)` axes; `pads` is ((before, after), ...).
 

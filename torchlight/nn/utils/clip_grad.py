@@ -90,7 +90,11 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
         >>> get_total_norm([tl.tensor([3.0]), tl.tensor([-4.0])], norm_type="inf").item()
         4.0
     """
-    op = "get_total_norm"
+    return _total_norm(tensors, norm_type, error_if_nonfinite, "get_total_norm")
+
+
+def _total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float, error_if_nonfinite: bool, op: str) -> Tensor:
+    """`get_total_norm` with the name of the function the user called in its errors."""
     tensors = _tensors(tensors, op, "tensors")
     p = _number(norm_type, "norm_type", op)
     if not tensors:
@@ -101,10 +105,16 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     dtype = norms[0].backend.xp.result_type(*[n.dtype for n in norms]) if len(norms) > 1 else norms[0].dtype
     with grad_mode.no_grad():
         total = _vector_norm(stack([n if n.dtype == dtype else n.astype(dtype) for n in norms]), p)
-    if error_if_nonfinite and not bool(total.backend.xp.isfinite(total.data)):
-        raise RuntimeError(f"{op}: the total norm of order {p} for gradients from `parameters` is non-finite, "
-                           f"{_ERROR_HINT}")
+    if error_if_nonfinite:  # (a lazy backend's check waits in the norm, and in the gradients clipped by it)
+        error = RuntimeError(f"{op}: the total norm of order {p} for gradients from `parameters` is non-finite, "
+                             f"{_ERROR_HINT}")
+        total._replace_data(total.backend.checked(total.data, _non_finite, error))
     return total
+
+
+def _non_finite(norm: Any) -> Any:
+    """Where `norm` is infinite or NaN (operators only: a Dask chunk is checked as a NumPy block)."""
+    return ~(abs(norm) < math.inf)
 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
@@ -146,10 +156,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     _number(max_norm, "max_norm", op)
     _number(norm_type, "norm_type", op)
     grads = [p.grad for p in parameters if p.grad is not None]
-    try:
-        total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
-    except RuntimeError as exc:
-        raise RuntimeError(str(exc).replace("get_total_norm", op, 1)) from None
+    total = _total_norm(grads, norm_type, error_if_nonfinite, op)
     clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
 
