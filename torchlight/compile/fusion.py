@@ -49,6 +49,7 @@ from torchlight.compile.blocking import Blocked
 from torchlight.compile.steps import BuildStep, Step
 from torchlight.ops.activations import Sigmoid, SigmoidBack
 from torchlight.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
+from torchlight.ops.complex_numbers import Conj
 from torchlight.ops.elementwise import Abs, Exp, Inv, InvBack, Log, LogBack, Sqrt
 from torchlight.ops.shapes import BroadcastView
 from torchlight.ops.trigonometric import Cos, Sin, Tanh, TanhBack
@@ -70,6 +71,7 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
     Mul: lambda a, b: ("*", a, b),
     Div: lambda a, b: ("/", a, b),
     Neg: lambda a: ("neg", a),
+    Conj: lambda a: a,  # of a real value (every value a kernel reads or writes is): the value itself
     Pow: lambda a, p: ("pow", a, p),
     Inv: lambda a: ("/", ("const", 1), a),
     LogBack: lambda a, g: ("/", g, a),
@@ -142,7 +144,8 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
                 reads[a] = reads.get(a, 0) + 1
                 if s.out not in trees:
                     outside_reads.add(a)
-    broadcasts = {s.out for s in steps if s.fn is BroadcastView and s.out in trees}
+    # a broadcast of a 0-d value, a Conj of a real one: another name for a value (inlined always)
+    broadcasts = {r for r, tree in trees.items() if tree[0] == "var"}
     inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads and reads.get(r) == 1)}
     kernels: dict[Tensor, Tree] = {}  # the registers a kernel writes: its expression
     roots = [r for r in trees if r not in inline]
@@ -153,7 +156,8 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
         if _count_ops(expr) >= 2 and full:  # (a kernel of 0-d values alone would give a 0-d result)
             kernels[r] = expr
         else:  # the step stays as it is, and what it reads is computed apart (a kernel, or a step)
-            below = [t[1] for t in trees[r][1:] if t[0] == "var" and t[1] in inline and t[1] not in broadcasts]
+            operands = [trees[r]] if trees[r][0] == "var" else trees[r][1:]  # (a Conj's tree is its operand)
+            below = [t[1] for t in operands if t[0] == "var" and t[1] in inline and t[1] not in broadcasts]
             inline.difference_update(below)
             roots.extend(below)
     plain = [s for s in steps if s.out not in kernels and s.out not in inline]
