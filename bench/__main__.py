@@ -36,6 +36,7 @@ from bench import report
 from bench.peers import Env
 from bench.timing import agreement, describe, peak_extra_bytes, round_robin
 from bench.workloads import (
+    JAX,
     MICROGRAD,
     MINTAPE,
     NUMPY,
@@ -44,6 +45,7 @@ from bench.workloads import (
     TL_0D_COMPILED,
     TL_COMPILED,
     TL_SCALAR,
+    TL_UNFUSED,
     TORCH,
     WORKLOADS,
     Workload,
@@ -51,7 +53,7 @@ from bench.workloads import (
 
 HERE = Path(__file__).resolve().parent
 INSTALL = {TORCH: "pip install torch==2.13.0 (the CPU build; see bench/requirements.txt)",
-           MICROGRAD: "pip install micrograd"}
+           MICROGRAD: "pip install micrograd", JAX: "pip install jax (its CPU build)"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -98,6 +100,14 @@ def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
             elif name in (TL_COMPILED, TL_0D_COMPILED):
                 from bench.peers import compiled_peer
                 peers[name] = compiled_peer.make
+            elif name == TL_UNFUSED:
+                from bench.peers import compiled_peer
+                peers[name] = compiled_peer.make_unfused
+            elif name == JAX:
+                from bench.peers import jax_peer
+                jax_peer.configure(threads)
+                import jax  # noqa: F401 (here, so that a missing JAX says "not installed")
+                peers[name] = jax_peer.make
             elif name == NUMPY:
                 from bench.peers import numpy_hand
                 peers[name] = numpy_hand.make
@@ -154,6 +164,15 @@ def recording_seconds(key: str, env: Env, cases: dict[str, Any]) -> dict[str, fl
     return {n: RECORDING[(key, env.backend)] for n in names if (key, env.backend) in RECORDING}
 
 
+def kernel_threads(threads: int) -> None:
+    """numexpr's threads, as BLAS's (numexpr starts with one per core; numba's fused kernels use one)."""
+    try:
+        import numexpr
+    except ImportError:
+        return
+    numexpr.set_num_threads(threads)
+
+
 def blas_info(threads: int) -> str:
     from threadpoolctl import threadpool_info
 
@@ -169,7 +188,7 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     except OSError:
         rev = "?"
     versions = {"python": platform.python_version(), "numpy": np.__version__}
-    for mod in ("torch", "micrograd"):
+    for mod in ("torch", "micrograd", "jax", "numba", "numexpr"):
         if mod in sys.modules:
             try:
                 versions[mod] = importlib.metadata.version(mod)
@@ -202,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     workloads = [WORKLOADS[k] for k in keys if env.backend == "numpy" or WORKLOADS[k].gpu]
     started = time.perf_counter()
     summaries = []
+    kernel_threads(args.threads)
     with threadpool_limits(limits=args.threads):
         print(f"BLAS: {blas_info(args.threads)}; threads {args.threads}; backend {args.backend}", flush=True)
         for w in workloads:
