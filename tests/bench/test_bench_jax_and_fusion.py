@@ -15,7 +15,7 @@ from bench import __main__ as bench_main
 from bench import report
 from bench.peers import Env, compiled_peer, numpy_hand
 from bench.timing import Timing, agreement
-from bench.workloads import JAX, NUMPY, TL_COMPILED, TL_UNFUSED, TORCH, WORKLOADS
+from bench.workloads import JAX, NUMPY, TL_COMPILED, TL_UNFUSED, TORCH, TORCH_COMPILED, WORKLOADS
 from torchlight.compile import fusion
 
 
@@ -92,3 +92,21 @@ def test_the_report_shows_jax_and_the_unfused_row() -> None:
     row = next(line for line in md.splitlines() if line.startswith("| W3 "))
     assert f"{JAX}: 1000" in row and f"{TL_UNFUSED}: 3000" in row
     assert "jax.jit(jax.grad(loss))" in md and "fused kernels off" in md
+
+
+def test_scale_sizes_the_big_workloads_and_torch_compile_is_asked_for(monkeypatch) -> None:
+    """`--scale` (the GPU check's 100: W3 at 4e8 elements) multiplies W2's batch, W3's length and W6's
+    batch; torch.compile runs only with `--torch-compile`."""
+    from bench import workloads
+
+    args = bench_main.parse(["--scale", "3", "--only", "W3"])
+    assert args.scale == 3 and not args.torch_compile
+    monkeypatch.setattr(workloads, "SCALE", 3)
+    assert workloads.w3_data()["x"].shape == (12_000_000,) and workloads.w2_data()["X"].shape == (768, 784)
+    assert workloads.w6_data()["a"].shape == (96, 128, 128)
+    assert bench_main.parse(["--torch-compile"]).torch_compile
+    seen = []
+    monkeypatch.setattr(bench_main, "load_peers", lambda names, threads: seen.append(names) or {})
+    with pytest.raises(KeyError):  # (no peers, so no reference: the run stops at once, after asking for them)
+        bench_main.run_workload(WORKLOADS["W6"], bench_main.parse([]), Env())
+    assert TORCH_COMPILED not in seen[0] and TORCH in seen[0]

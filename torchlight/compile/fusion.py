@@ -215,8 +215,8 @@ def _meta(t: Tensor, meta: dict[Tensor, tuple]) -> tuple:
 
 
 def _floating(backend: Any, dtype: Any) -> bool:
-    xp = backend.xp
-    return bool(xp.isdtype(dtype, "real floating")) and xp.finfo(dtype).bits in (32, 64)
+    """float32 or float64 (NumPy's and CuPy's dtypes: the only backends with kernel makers)."""
+    return getattr(dtype, "kind", None) == "f" and getattr(dtype, "itemsize", None) in (4, 8)
 
 
 def _inlined(tree: Tree, trees: dict[Tensor, Tree], inline: set[Tensor]) -> Tree:
@@ -325,7 +325,7 @@ def _numexpr_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     `numexpr.set_num_threads` or NUMEXPR_NUM_THREADS)."""
     numexpr = importlib.import_module("numexpr")
     source = numexpr_source(tree, inputs)
-    kind = float if backend.xp.finfo(dtype).bits == 32 else backend.xp.float64  # numexpr's names of the two
+    kind = float if dtype.itemsize == 4 else backend.xp.float64  # numexpr's names of the two
     compiled = numexpr.NumExpr(source, signature=[(f"x{i}", kind) for i in range(len(inputs))])
     constants = _constants(inputs, dtype, backend.xp)
     vml = _numexpr_vml() and bool(_functions(tree) & TRANSCENDENTAL)
