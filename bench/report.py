@@ -120,7 +120,7 @@ def text_table(s: dict[str, Any]) -> str:
     """The console form of one workload."""
     lines = [f"{s['key']}  {s['title']}  [{s['unit']}]"]
     for name, med, span, mem, err in framework_lines(s):
-        lines.append(f"  {name:<23} {med:>10}  {span:<17} {mem:>10}  grad err {err or '-'}")
+        lines.append(f"  {name:<27} {med:>10}  {span:<17} {mem:>10}  grad err {err or '-'}")
     lines += ["  " + t for t in recording_text(s)]
     lines += ["  " + t for t in ratio_text(s)]
     lines += ["  " + t for t in target_text(s)]

@@ -209,3 +209,15 @@ def test_cupy_kernels_through_a_stand_in(monkeypatch) -> None:
     for g, h in zip(grads, plain_grads):
         assert g.dtype == np.float32
         np.testing.assert_allclose(g, h, rtol=1e-5, atol=1e-6)
+
+
+def test_every_database_case_through_compile_with_every_size_fused(numba, monkeypatch) -> None:
+    """The conformance suite's checks of every op and case through compile (test_compile's 1a), with
+    fusion on at every size: each fused program's forward against the reference, its gradients
+    against central differences (about 50 s: numba compiles some 70 kernels; float32 passes too)."""
+    import test_compile  # (beside this file: the database run it makes is the one to reuse)
+
+    monkeypatch.setattr(fusion, "MIN_ELEMENTS", 0)
+    failures = test_compile._conformance_failures(list(test_compile.OPS), test_compile._target("numpy"), "float64")
+    assert not failures, "\n".join(failures)
+    assert len(fusion._NUMBA_CACHE) > 10  # (kernels were made: the run fused)
