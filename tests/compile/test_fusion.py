@@ -221,3 +221,12 @@ def test_every_database_case_through_compile_with_every_size_fused(numba, monkey
     failures = test_compile._conformance_failures(list(test_compile.OPS), test_compile._target("numpy"), "float64")
     assert not failures, "\n".join(failures)
     assert len(fusion._NUMBA_CACHE) > 10  # (kernels were made: the run fused)
+
+
+@pytest.mark.parametrize("name,kernels", [("numpy", "cpu"), ("cupy", "cupy"), ("array_api_strict", None),
+                                          ("torch", None), ("jax", None), ("dask", None)])
+def test_each_backend_says_which_kernels_it_fuses_into(name: str, kernels) -> None:
+    """`Backend.fused_kernels`, read from the class (so checked where the library is missing too)."""
+    assert tl.backends.backend_class(name).fused_kernels == kernels
+    if kernels is None:
+        assert fusion.kernel_maker(tl.backends.backend_class(name)) is None

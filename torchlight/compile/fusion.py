@@ -26,14 +26,14 @@ ones unless numexpr has Intel's VML, so on NumPy they fuse only then.
 
 Example:
     >>> import numpy as np, torchlight as tl
-    >>> from torchlight.compile.fusion import fused_steps
-    >>> x = tl.tensor(np.linspace(-1.0, 1.0, 10_000), requires_grad=True)
-    >>> f = tl.compile(lambda x: (x * 2.0 + 1.0) * x)
-    >>> y = f(x)
-    >>> bool(np.allclose(y.numpy(), (x.numpy() * 2.0 + 1.0) * x.numpy()))
-    True
+    >>> from torchlight.compile.fusion import fused_steps, kernel_maker
+    >>> x = tl.tensor(np.linspace(-1.0, 1.0, 100_000), requires_grad=True)
+    >>> f = tl.compile(lambda x: ((x * 2.0 + 1.0) * x).sum())
+    >>> f(x).backward()
     >>> program = f.programs[next(iter(f.programs))][0]
-    >>> fused_steps(program.infer) <= 1  # one kernel where numexpr is installed, none without
+    >>> fused_steps(program.infer) == (kernel_maker(x.backend) is not None)  # one kernel, with numba
+    True
+    >>> bool(np.allclose(x.grad.numpy(), 4.0 * x.numpy() + 1.0))
     True
 """
 
@@ -126,7 +126,7 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
     make = kernel_maker(backend) if ENABLED else None
     if make is None or len(steps) < 2:
         return steps
-    if backend.name == "numpy" and not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
+    if backend.fused_kernels == "cpu" and not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
         return steps
     vml = make is _numexpr_kernel and _numexpr_vml()
     trees: dict[Tensor, Tree] = {}   # per fusable step's register: its expression of its own arguments
@@ -290,14 +290,15 @@ def cuda_source(tree: Tree, inputs: list[Any]) -> str:
 
 # ------------------------------------------------------------------------------------- the kernel makers
 def kernel_maker(backend: Any) -> Callable[..., Callable[..., Any]] | None:
-    """What makes a fused kernel for the backend's arrays, or None: for NumPy, numba's if it is
-    installed (`NUMPY_KERNELS` says which libraries, in order of preference), for CuPy its own."""
-    if backend.name == "numpy":
+    """What makes a fused kernel for the backend's arrays (`Backend.fused_kernels`), or None: on the
+    CPU, numba's if it is installed (`NUMPY_KERNELS` says which libraries, in order of preference);
+    CuPy's elementwise kernels."""
+    if backend.fused_kernels == "cpu":
         for name in NUMPY_KERNELS:
             if _library(name) is not None:
                 return _numba_kernel if name == "numba" else _numexpr_kernel
         return None
-    if backend.name == "cupy":
+    if backend.fused_kernels == "cupy":
         return _cupy_kernel
     return None
 
