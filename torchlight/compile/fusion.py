@@ -95,8 +95,8 @@ MAX_INPUTS = 24  # the arrays and constants one kernel reads (numexpr takes a fe
 #: by default: on one thread its interpreted loops run at 0.4-0.9x NumPy's vectorised ufuncs
 #: (docs/performance.md); numba compiles each kernel to a vectorised loop, 2-3x NumPy's speed.
 NUMPY_KERNELS: tuple[str, ...] = ("numba",)
-#: the fewest elements of a list's arrays that its NumPy kernels are made for (compiling one takes
-#: numba a few tenths of a second, and small arrays gain little)
+#: the fewest elements of a list's arrays that its kernels are made for (compiling one takes numba,
+#: or CuPy's compiler, a few tenths of a second, and small arrays gain little)
 MIN_ELEMENTS = 1 << 16
 #: whether programs recorded from now on fuse (the bench times them with and without)
 ENABLED = True
@@ -126,7 +126,7 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
     make = kernel_maker(backend) if ENABLED else None
     if make is None or len(steps) < 2:
         return steps
-    if backend.fused_kernels == "cpu" and not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
+    if not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
         return steps
     vml = make is _numexpr_kernel and _numexpr_vml()
     trees: dict[Tensor, Tree] = {}   # per fusable step's register: its expression of its own arguments
