@@ -17,6 +17,7 @@ import torchlight as tl
 from torchlight.compile import fusion
 from torchlight.compile.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
 from torchlight.compile.fusion import cuda_source, fused_steps, numba_source, numexpr_source
+from torchlight.ops.complex_numbers import Conj
 
 N = fusion.MIN_ELEMENTS + 123  # fused, not blocked
 N_BLOCKED = MIN_BLOCKS * BLOCK_BYTES // 8 + 1001  # float64: fused and blocked
@@ -230,3 +231,17 @@ def test_each_backend_says_which_kernels_it_fuses_into(name: str, kernels) -> No
     assert tl.backends.backend_class(name).fused_kernels == kernels
     if kernels is None:
         assert fusion.kernel_maker(tl.backends.backend_class(name)) is None
+
+
+def test_a_run_whose_inlined_value_is_also_read_whole_is_replayed_right(numba, monkeypatch) -> None:
+    """A Conj of a real value is inlined as the value; where the Conj's own result is handed out (the
+    output), the value it names must still be computed: such a list falls back to no fusion."""
+    arrays = data(N, 1)
+    fn = lambda x: Conj.apply(x * 2.0 + 1.0)  # noqa: E731  (Tensor.conj of a real tensor records nothing)
+    monkeypatch.setattr(fusion, "ENABLED", True)
+    x = tl.tensor(arrays[0], requires_grad=True)
+    compiled = tl.compile(fn)
+    compiled(x)
+    with tl.no_grad():
+        got = compiled(x).numpy()
+    np.testing.assert_array_equal(got, arrays[0] * 2.0 + 1.0)

@@ -176,6 +176,9 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
             out.append(BuildStep(fn, call, None, tuple(t for t in names if isinstance(t, Tensor)), (r,), r))
         elif r not in inline or (r in broadcasts and r in whole):
             out.append(s)
+    written = {w for s in out for w in s.writes}
+    if any(isinstance(a, Tensor) and a in trees and a not in written for s in out for a in s.args):
+        return steps  # a value inlined that a step kept as it was reads whole (a kept Conj's operand): no fusion
     return out
 
 
