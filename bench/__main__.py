@@ -33,9 +33,11 @@ from typing import Any
 import numpy as np
 
 from bench import report
+from bench import workloads as workloads_module
 from bench.peers import Env
 from bench.timing import agreement, describe, peak_extra_bytes, round_robin
 from bench.workloads import (
+    JAX,
     MICROGRAD,
     MINTAPE,
     NUMPY,
@@ -44,14 +46,17 @@ from bench.workloads import (
     TL_0D_COMPILED,
     TL_COMPILED,
     TL_SCALAR,
+    TL_UNFUSED,
     TORCH,
+    TORCH_COMPILED,
     WORKLOADS,
     Workload,
 )
 
 HERE = Path(__file__).resolve().parent
 INSTALL = {TORCH: "pip install torch==2.13.0 (the CPU build; see bench/requirements.txt)",
-           MICROGRAD: "pip install micrograd"}
+           TORCH_COMPILED: "pip install torch==2.13.0",
+           MICROGRAD: "pip install micrograd", JAX: "pip install jax (its CPU build)"}
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -63,6 +68,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--only", metavar="W1,W3", help="run only these workloads (no RESULTS.md)")
     p.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
                    help="cupy: W1-W3 and W6 on the GPU against PyTorch CUDA")
+    p.add_argument("--scale", type=int, default=1, help="W2's batch, W3's length and W6's batch times this "
+                   "(100 fills a big GPU: W3 at 4e8 elements)")
+    p.add_argument("--torch-compile", action="store_true", help="also time torch.compile of PyTorch's loss "
+                   "(W2, W3, W6; its compiler needs a C++ or CUDA toolchain)")
     p.add_argument("--results", metavar="PATH", help="where to write the Markdown results "
                    "(default bench/RESULTS.md, or RESULTS-cupy.md; only full runs of every workload)")
     return p.parse_args(argv)
@@ -98,13 +107,21 @@ def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
             elif name in (TL_COMPILED, TL_0D_COMPILED):
                 from bench.peers import compiled_peer
                 peers[name] = compiled_peer.make
+            elif name == TL_UNFUSED:
+                from bench.peers import compiled_peer
+                peers[name] = compiled_peer.make_unfused
+            elif name == JAX:
+                from bench.peers import jax_peer
+                jax_peer.configure(threads)
+                import jax  # noqa: F401 (here, so that a missing JAX says "not installed")
+                peers[name] = jax_peer.make
             elif name == NUMPY:
                 from bench.peers import numpy_hand
                 peers[name] = numpy_hand.make
-            elif name == TORCH:
+            elif name in (TORCH, TORCH_COMPILED):
                 from bench.peers import torch_peer
                 torch_peer.torch.set_num_threads(threads)
-                peers[name] = torch_peer.make
+                peers[name] = torch_peer.make if name == TORCH else torch_peer.make_compiled
             elif name == MICROGRAD:
                 from bench.peers import micrograd_peer
                 peers[name] = micrograd_peer.make
@@ -118,7 +135,7 @@ def load_peers(names: tuple[str, ...], threads: int) -> dict[str, Any]:
 
 def run_workload(w: Workload, args: argparse.Namespace, env: Env) -> dict[str, Any]:
     data = w.data()
-    peers = load_peers(w.peers, args.threads)
+    peers = load_peers(tuple(n for n in w.peers if n != TORCH_COMPILED or args.torch_compile), args.threads)
     usable = {n: p for n, p in peers.items() if not isinstance(p, str)}
     errors: dict[str, float] = {}
     failed: dict[str, str] = {n: p for n, p in peers.items() if isinstance(p, str)}
@@ -154,6 +171,15 @@ def recording_seconds(key: str, env: Env, cases: dict[str, Any]) -> dict[str, fl
     return {n: RECORDING[(key, env.backend)] for n in names if (key, env.backend) in RECORDING}
 
 
+def kernel_threads(threads: int) -> None:
+    """numexpr's threads, as BLAS's (numexpr starts with one per core; numba's fused kernels use one)."""
+    try:
+        import numexpr
+    except ImportError:
+        return
+    numexpr.set_num_threads(threads)
+
+
 def blas_info(threads: int) -> str:
     from threadpoolctl import threadpool_info
 
@@ -169,7 +195,7 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     except OSError:
         rev = "?"
     versions = {"python": platform.python_version(), "numpy": np.__version__}
-    for mod in ("torch", "micrograd"):
+    for mod in ("torch", "micrograd", "jax", "numba", "numexpr"):
         if mod in sys.modules:
             try:
                 versions[mod] = importlib.metadata.version(mod)
@@ -183,6 +209,7 @@ def metadata(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}",
         "versions": ", ".join(f"{k} {v}" for k, v in versions.items()),
         "threads": args.threads,
+        "scale (W2 batch, W3 length, W6 batch)": getattr(args, "scale", 1),
         "BLAS (threadpoolctl)": blas_info(args.threads),
         "OpenBLAS overrides in the environment": ", ".join(f"{v}={os.environ[v]}" for v in unset) or "none",
         "load average at the end (1, 5, 15 min)": ", ".join(f"{v:.1f}" for v in os.getloadavg()),
@@ -198,10 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     env = make_env(args.backend)
+    workloads_module.SCALE = args.scale
     keys = [k.strip() for k in args.only.split(",")] if args.only else list(WORKLOADS)
     workloads = [WORKLOADS[k] for k in keys if env.backend == "numpy" or WORKLOADS[k].gpu]
     started = time.perf_counter()
     summaries = []
+    kernel_threads(args.threads)
     with threadpool_limits(limits=args.threads):
         print(f"BLAS: {blas_info(args.threads)}; threads {args.threads}; backend {args.backend}", flush=True)
         for w in workloads:

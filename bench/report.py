@@ -12,7 +12,7 @@ import statistics
 from typing import Any
 
 from bench.timing import Timing
-from bench.workloads import MINTAPE, NUMPY, TL, TL_0D, TL_0D_COMPILED, TL_COMPILED, TORCH, Workload
+from bench.workloads import JAX, MINTAPE, NUMPY, TL, TL_0D, TL_0D_COMPILED, TL_COMPILED, TL_UNFUSED, TORCH, Workload
 
 #: how the tables name a framework where its key alone would leave a reader guessing
 LABELS = {TL: "torchlight eager", TL_0D: "torchlight 0-d eager"}
@@ -120,7 +120,7 @@ def text_table(s: dict[str, Any]) -> str:
     """The console form of one workload."""
     lines = [f"{s['key']}  {s['title']}  [{s['unit']}]"]
     for name, med, span, mem, err in framework_lines(s):
-        lines.append(f"  {name:<23} {med:>10}  {span:<17} {mem:>10}  grad err {err or '-'}")
+        lines.append(f"  {name:<27} {med:>10}  {span:<17} {mem:>10}  grad err {err or '-'}")
     lines += ["  " + t for t in recording_text(s)]
     lines += ["  " + t for t in ratio_text(s)]
     lines += ["  " + t for t in target_text(s)]
@@ -163,6 +163,13 @@ def markdown(meta: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
         lines += ["", f"{label(TL)} runs each op as it comes, building the graph; {TL_COMPILED} runs the very same "
                   "loss through `tl.compile` (bench/peers/compiled_peer.py), recorded once per process: its timed "
                   "runs are replays, and its recording (the first run) is given apart, in parentheses."]
+    if any(TL_UNFUSED in s["frameworks"] for s in summaries):
+        lines += ["", f"{TL_UNFUSED}: the same compiled loss recorded with fused kernels off "
+                  "(torchlight/compile/fusion.py), so that the row above it shows what the kernels gain."]
+    if any(JAX in s["frameworks"] for s in summaries):
+        lines += ["", f"{JAX}: `jax.jit(jax.grad(loss))` on JAX's CPU build (bench/peers/jax_peer.py), compiled "
+                  "once before the rounds; the ratio of torchlight compiled to it is the distance to the best "
+                  "compiler measured here."]
     lines += ["", "## Details", ""]
     for s in summaries:
         lines += [f"### {s['key']}: {s['title']}", "", "| framework | median | min-max | peak extra memory "

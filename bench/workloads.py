@@ -26,6 +26,12 @@ TL_0D = "torchlight 0-d"
 #: torchlight's own losses through `tl.compile`, recorded once per process (bench/peers/compiled_peer.py)
 TL_COMPILED = "torchlight compiled"
 TL_0D_COMPILED = "torchlight 0-d compiled"
+#: the same compiled losses recorded with fusion off (torchlight/compile/fusion.py): the fused kernels' gain
+TL_UNFUSED = "torchlight compiled unfused"
+#: `jax.jit` of the loss's gradient, on JAX's CPU build (bench/peers/jax_peer.py): the best compiler here
+JAX = "jax jit"
+#: `torch.compile` of PyTorch's loss (bench/peers/torch_peer.py): only with `--torch-compile` (the GPU check)
+TORCH_COMPILED = "pytorch compiled"
 TORCH = "pytorch"
 NUMPY = "numpy-by-hand"
 MICROGRAD = "micrograd"
@@ -47,6 +53,9 @@ W1_CHAIN: tuple[Callable[[Any, Any, Any], Any], ...] = (
 W1_KINDS = ("mul", "add", "tanh", "exp", "sigmoid", "scale")
 
 W2_LR = 0.01
+#: how many times W2's batch, W3's length and W6's batch their sizes are (`python -m bench --scale`;
+#: the GPU check fills a device with 100: W3 at 4e8 elements)
+SCALE = 1
 W5_LENGTH = 100_000
 W6_CHAIN = 10
 
@@ -94,8 +103,8 @@ def w2_data() -> dict[str, np.ndarray]:
     rng = _rng()
     sizes = (784, 512, 512, 10)
     data: dict[str, np.ndarray] = {
-        "X": rng.standard_normal((256, 784), dtype=np.float32),
-        "y": rng.integers(0, 10, 256),
+        "X": rng.standard_normal((256 * SCALE, 784), dtype=np.float32),
+        "y": rng.integers(0, 10, 256 * SCALE),
     }
     for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]), start=1):
         data[f"W{i}"] = (rng.standard_normal((n_out, n_in), dtype=np.float32) / np.float32(np.sqrt(n_in)))
@@ -105,7 +114,7 @@ def w2_data() -> dict[str, np.ndarray]:
 
 def w3_data() -> dict[str, np.ndarray]:
     rng = _rng()
-    return {k: rng.standard_normal(4_000_000, dtype=np.float32) for k in ("x", "w")}
+    return {k: rng.standard_normal(4_000_000 * SCALE, dtype=np.float32) for k in ("x", "w")}
 
 
 def w4_data() -> dict[str, np.ndarray]:
@@ -124,8 +133,8 @@ def w5_data() -> dict[str, np.ndarray]:
 
 def w6_data() -> dict[str, np.ndarray]:
     rng = _rng()
-    return {"a": rng.standard_normal((32, 128, 128)),
-            "b": rng.standard_normal((32, 128, 128)) / np.sqrt(128.0)}
+    return {"a": rng.standard_normal((32 * SCALE, 128, 128)),
+            "b": rng.standard_normal((32 * SCALE, 128, 128)) / np.sqrt(128.0)}
 
 
 @dataclass(frozen=True)
@@ -166,23 +175,27 @@ class Workload:
 
 WORKLOADS: dict[str, Workload] = {w.key: w for w in (
     Workload("W1", "op overhead: 100 elementwise ops on (16,), float64, sum, backward", "us/op",
-             1e6 / W1_OPS, w1_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE), reps=40, quick_reps=10, inner=20,
+             1e6 / W1_OPS, w1_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE, JAX), reps=40, quick_reps=10, inner=20,
              quick_inner=10,
              targets=(Target(TL, TORCH, 0.5), Target(TL, NUMPY, 2.0),
-                      Target(TL_COMPILED, TORCH, 0.5), Target(TL_COMPILED, NUMPY, 2.0)),
+                      Target(TL_COMPILED, TORCH, 0.3), Target(TL_COMPILED, NUMPY, 2.0)),
              ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, TORCH),
-                     (MINTAPE, NUMPY)), gpu=True),
+                     (MINTAPE, NUMPY), (TL_COMPILED, JAX), (JAX, TORCH), (JAX, NUMPY)), gpu=True),
     Workload("W2", "MLP step 784-512-512-10, ReLU, batch 256, float32, cross-entropy, SGD", "ms/step",
-             1e3, w2_data, (TL, TL_COMPILED, TORCH, NUMPY), reps=40, quick_reps=8, inner=4, quick_inner=2,
+             1e3, w2_data, (TL, TL_COMPILED, TORCH, TORCH_COMPILED, NUMPY, JAX), reps=40, quick_reps=8, inner=4,
+             quick_inner=2,
              targets=(Target(TL, NUMPY, 1.05), Target(TL_COMPILED, NUMPY, 1.05)),
-             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY)), gpu=True,
-             tolerance=2e-4),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (TL_COMPILED, JAX),
+                     (JAX, NUMPY), (TL_COMPILED, TORCH_COMPILED)), gpu=True, tolerance=2e-4),
     Workload("W3", "big elementwise: 4M float32, (tanh(x*w)*sigmoid(x)+exp(-x*x)).sum()", "ms",
-             1e3, w3_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE), reps=20, quick_reps=3,
+             1e3, w3_data, (TL, TL_COMPILED, TL_UNFUSED, TORCH, TORCH_COMPILED, NUMPY, MINTAPE, JAX), reps=20,
+             quick_reps=3,
              targets=(Target(TL, NUMPY, 1.0), Target(TL, NUMPY, 1.0, memory=True),
-                      Target(TL_COMPILED, NUMPY, 1.0), Target(TL_COMPILED, NUMPY, 1.0, memory=True)),
-             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, NUMPY)),
-             memory=(TL, TL_COMPILED, NUMPY, MINTAPE), gpu=True, tolerance=1e-5),
+                      Target(TL_COMPILED, NUMPY, 0.55), Target(TL_COMPILED, NUMPY, 0.5, memory=True)),
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, NUMPY),
+                     (TL_COMPILED, TL_UNFUSED), (TL_UNFUSED, NUMPY), (TL_COMPILED, JAX), (JAX, NUMPY),
+                     (TL_COMPILED, TORCH_COMPILED)),
+             memory=(TL, TL_COMPILED, TL_UNFUSED, NUMPY, MINTAPE), gpu=True, tolerance=1e-5),
     Workload("W4", "scalar engine: MLP 2-16-16-1, tanh, 64 samples, squared loss", "ms",
              1e3, w4_data, (TL_SCALAR, MICROGRAD, NUMPY), reps=15, quick_reps=3,
              targets=(Target(TL_SCALAR, MICROGRAD, 0.4),), ratios=((TL_SCALAR, MICROGRAD), (TL_SCALAR, NUMPY))),
@@ -192,8 +205,9 @@ WORKLOADS: dict[str, Workload] = {w.key: w for w in (
              targets=(Target(TL_SCALAR, TORCH, 0.4), Target(TL_0D, TORCH, 0.4), Target(TL_0D_COMPILED, TORCH, 0.4)),
              ratios=((TL_SCALAR, TORCH), (TL_0D, TORCH), (TL_0D_COMPILED, TORCH), (MINTAPE, TORCH))),
     Workload("W6", "batched matmul: (32,128,128) @ (32,128,128) ten times, sum, backward", "ms",
-             1e3, w6_data, (TL, TL_COMPILED, TORCH, NUMPY), reps=25, quick_reps=4,
+             1e3, w6_data, (TL, TL_COMPILED, TORCH, TORCH_COMPILED, NUMPY, JAX), reps=25, quick_reps=4,
              targets=(Target(TL, NUMPY, 1.05), Target(TL_COMPILED, NUMPY, 1.05)),
-             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY)), gpu=True,
+             ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (TL_COMPILED, JAX),
+                     (JAX, NUMPY), (TL_COMPILED, TORCH_COMPILED)), gpu=True,
              tolerance=1e-9),
 )}

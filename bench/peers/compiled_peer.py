@@ -26,32 +26,50 @@ import time
 
 import torchlight as tl
 from bench.peers import Case, Env, torchlight_peer
+from torchlight.compile import fusion
 from torchlight.compile.api import Compiled
 
-_COMPILED: dict[tuple[str, str], Compiled] = {}
-#: (workload, backend) -> seconds of the first run: recording, then one replay
+_COMPILED: dict[tuple[str, str, bool], Compiled] = {}
+#: (workload, backend) -> seconds of the first run: recording, then one replay (the fused one's)
 RECORDING: dict[tuple[str, str], float] = {}
 
 
-def compiled(key: str, backend: str) -> Compiled:
-    """`tl.compile` of workload `key`'s loss: made on the first request, the same object after."""
-    fn = _COMPILED.get((key, backend))
+def compiled(key: str, backend: str, fused: bool = True) -> Compiled:
+    """`tl.compile` of workload `key`'s loss: made on the first request, the same object after
+    (`fused=False`: another one, whose programs are recorded without fused kernels)."""
+    fn = _COMPILED.get((key, backend, fused))
     if fn is None:
-        fn = _COMPILED[(key, backend)] = tl.compile(torchlight_peer.LOSSES[key])
+        fn = _COMPILED[(key, backend, fused)] = tl.compile(torchlight_peer.LOSSES[key])
     return fn
 
 
-def make(key: str, data: dict, env: Env) -> Case:
+def make(key: str, data: dict, env: Env, fused: bool = True) -> Case:
     """The compiled torchlight case of workload `key` (W5 on 0-d tensors; no W4: Values are not Tensors).
 
     The first case made for `key` and `env.backend` runs once here, timed
     into `RECORDING` (a CompileError, if the loss cannot be compiled, is
-    raised from here).
+    raised from here). With `fused=False` its program is recorded with
+    fusion off (`torchlight.compile.fusion.ENABLED`), to show what the
+    fused kernels gain.
     """
-    case = torchlight_peer.make(key, data, env, loss=compiled(key, env.backend))
-    if (key, env.backend) not in RECORDING:
-        start = time.perf_counter()
-        case.run()
-        env.sync()
-        RECORDING[(key, env.backend)] = time.perf_counter() - start
+    fn = compiled(key, env.backend, fused)
+    case = torchlight_peer.make(key, data, env, loss=fn)
+    if not fn.programs:
+        before, fusion.ENABLED = fusion.ENABLED, fused
+        try:
+            start = time.perf_counter()
+            case.run()
+            env.sync()
+            seconds = time.perf_counter() - start
+        finally:
+            fusion.ENABLED = before
+        if fused:
+            RECORDING[(key, env.backend)] = seconds
     return case
+
+
+def make_unfused(key: str, data: dict, env: Env) -> Case:
+    """`make(..., fused=False)`, or a RuntimeError where nothing would be fused anyway."""
+    if fusion.kernel_maker(tl.backends.get(env.backend)) is None:
+        raise RuntimeError("no fused kernels to compare with: pip install numba (NumPy's kernel library)")
+    return make(key, data, env, fused=False)

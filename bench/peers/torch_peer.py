@@ -30,7 +30,7 @@ def _case(d: dict, names: str | tuple[str, ...], env: Env, loss: Any) -> Case:
     return backward_case(dict(zip(names, _leaves(d, names, env))), loss, lambda g: g.detach().cpu().numpy())
 
 
-def w2(d: dict, env: Env) -> Case:
+def w2(d: dict, env: Env, compiled: bool = False) -> Case:
     names = ("W1", "b1", "W2", "b2", "W3", "b3")
     X = torch.tensor(d["X"], device=device(env))
     y = torch.tensor(d["y"], device=device(env))
@@ -41,6 +41,8 @@ def w2(d: dict, env: Env) -> Case:
         h2 = torch.relu(linear(h1, W2, b2))
         return torch.nn.functional.cross_entropy(linear(h2, W3, b3), y)
 
+    if compiled:
+        loss = torch.compile(loss)
     params = _leaves(d, names, env)
 
     def step() -> None:
@@ -58,9 +60,18 @@ def w2(d: dict, env: Env) -> Case:
 _BACKWARD_ONLY = {"W1": ("xwb", w1_forward), "W3": ("xw", w3_loss), "W5": ("x", w5_chain), "W6": ("ab", w6_loss)}
 
 
-def make(key: str, data: dict, env: Env) -> Case:
-    """The PyTorch case of workload `key` (no W4: that one is for scalar engines)."""
+def make(key: str, data: dict, env: Env, compiled: bool = False) -> Case:
+    """The PyTorch case of workload `key` (no W4: that one is for scalar engines); with `compiled`,
+    its loss through `torch.compile`, compiled here by one run that is not timed."""
     if key == "W2":
-        return w2(data, env)
-    names, loss = _BACKWARD_ONLY[key]
-    return _case(data, names, env, loss)
+        case = w2(data, env, compiled)
+    else:
+        names, loss = _BACKWARD_ONLY[key]
+        case = _case(data, names, env, torch.compile(loss) if compiled else loss)
+    if compiled:
+        case.run()
+    return case
+
+
+def make_compiled(key: str, data: dict, env: Env) -> Case:
+    return make(key, data, env, compiled=True)

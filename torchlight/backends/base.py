@@ -64,6 +64,10 @@ class Backend:
     #: a compiled program of elementwise ops runs a cache-sized block of elements at a time
     #: (`torchlight.compile.blocking`): for a CPU library whose every op passes over whole arrays in memory
     blocks_elementwise = False
+    #: which kernels a compiled program's elementwise runs are fused into (`torchlight.compile.fusion`):
+    #: "cpu" (host NumPy arrays: a CPU kernel library's, numba's where installed), "cupy" (CuPy's
+    #: elementwise kernels), or None (each op stays one call of the library)
+    fused_kernels: str | None = None
     #: `Tensor.__repr__` shows the array's own `repr` (CuPy: True, printed by the library where
     #: the array lives) rather than NumPy's formatting of a host copy
     library_repr = False

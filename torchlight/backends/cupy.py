@@ -52,6 +52,7 @@ class CupyBackend(Backend):
 
     multi_device = True
     library_repr = True
+    fused_kernels = "cupy"
 
     def __init__(self) -> None:
         reason = unusable_reason()

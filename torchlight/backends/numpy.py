@@ -21,6 +21,7 @@ class NumpyBackend(Backend):
     """
 
     blocks_elementwise = True
+    fused_kernels = "cpu"
     named_in_repr = False
 
     def __init__(self) -> None:

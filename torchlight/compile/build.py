@@ -7,7 +7,8 @@ backward for a 0-d seed of exactly 1 with the products by it renamed away
 (`_seeded_by_one`), each register freed after its last read, and an op
 allowed to write its result over an input that nothing reads after it
 (`_finish`, `_try_into`). A list of elementwise steps on big arrays is
-replayed a block at a time instead (`blocking.plan`).
+replayed a block at a time instead (`blocking.plan`), and a run of elementwise steps
+becomes one fused kernel where the backend has one (`fusion.fuse`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Set
 from typing import TYPE_CHECKING, Any
 
 from torchlight.compile.blocking import Blocked, plan
+from torchlight.compile.fusion import fuse
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
 from torchlight.compile.steps import BuildStep, Step
@@ -124,7 +126,9 @@ def _ctx(h: History) -> Context:
 def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
               meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[Step] | Blocked:
     """The steps as the program runs them (`_finish`), a block at a time where they qualify
-    (`plan`; `spare`: the saved values a blocked backward may write its gradients over)."""
+    (`plan`; `spare`: the saved values a blocked backward may write its gradients over), each
+    elementwise run fused into one kernel first where the backend has a kernel maker (`fuse`)."""
+    steps = fuse(steps, keep, meta, p.backend)
     done = _finish(steps, registers, keep, mine, meta)
     return plan(steps, done, registers, keep, spare, meta, p.backend) or done
 
