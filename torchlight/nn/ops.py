@@ -233,8 +233,8 @@ class CheckedValues(Function):
     For a lazy library (Dask): `Backend.checked_by_parts` folds the check into
     the result, so a bad value raises when the loss or a gradient is
     computed, and the forward computes nothing. The gradient passes through.
+    (Not marked elementwise: its check needs every value at once, not a block.)
     """
-    elementwise = True
 
     @staticmethod
     def forward(ctx: Context, x: Any, others: tuple, summarise: Any, judge: Any) -> Any:
