@@ -142,7 +142,8 @@ def test_a_boolean_mask_as_an_index_stays_refused():
     lambda x: (x * tl.ones(4)).sum() + (x * tl.arange(4)).sum(),
     lambda x: x.astype("int64"),
     lambda x: (x * tl.zeros_like(x) + x * tl.full_like(x, 2.0)).sum(),
-], ids=["detach", "factories", "to_integers", "like_factories"])
+    lambda x: (x * (x > 0).T.T).sum() + (x.argmax(1).T == 1).sum(),
+], ids=["detach", "factories", "to_integers", "like_factories", "property_of_a_mask"])
 def test_tensors_made_without_a_graph_are_replayed(fn):
     _same(fn, _x)
 
@@ -271,13 +272,41 @@ def test_a_generator_made_inside_fn_and_seeding_inside_fn_are_refused():
         tl.compile(seeds)(x)
 
 
+def test_eager_work_on_another_thread_while_recording_is_not_recorded():
+    """The methods are wrapped for the recording thread only: another thread's ops run as they are."""
+    import threading
+
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def eager() -> None:
+        y = tl.tensor([1.0, -1.0, 2.0])
+        while not stop.is_set():
+            if (y > 0).tolist() != [True, False, True] or y.argmax().item() != 2:
+                errors.append("wrong")
+
+    worker = threading.Thread(target=eager)
+    worker.start()
+    try:
+        for k in range(5):
+            f = tl.compile(lambda x: tl.where(x > 0, x, 0.0).sum() * 1.0)
+            assert f(tl.tensor([1.0, -2.0, 3.0 + k], requires_grad=True)).item() == 4.0 + k
+    finally:
+        stop.set()
+        worker.join()
+    assert not errors
+
+
 def test_recording_puts_back_every_method_it_wraps():
     names = ("__gt__", "argmax", "astype", "detach", "__getitem__", "where")
     before = {name: getattr(Tensor, name) for name in names}
+    transpose = Tensor.__dict__.get("T") or next(c.__dict__["T"] for c in Tensor.__mro__ if "T" in c.__dict__)
     factories = (tl.arange, tl.ones, tl.rand, tl.manual_seed)
     tl.compile(lambda x: tl.where(x > 0, x, 0.0).sum())(tl.tensor([1.0, -1.0], requires_grad=True))
     with pytest.raises(tl.CompileError):
         tl.compile(lambda x: x[x > 0].sum())(tl.tensor([1.0, -1.0], requires_grad=True))
     assert all(getattr(Tensor, name) is value for name, value in before.items())
+    assert (Tensor.__dict__.get("T") or next(c.__dict__["T"] for c in Tensor.__mro__ if "T" in c.__dict__)) \
+        is transpose
     assert (tl.arange, tl.ones, tl.rand, tl.manual_seed) == factories
     assert not hasattr(tl.arange, "__wrapped__")

@@ -83,8 +83,18 @@ _NOT_OPS = frozenset({
 })
 
 
+_METHODS: list[tuple[type, str]] = []  # `_tensor_methods`, worked out once
+_SITES: dict[Any, tuple[int, list]] = {}  # `_sites` per list of functions: (modules seen, the sites)
+
+
 def _tensor_methods() -> list[tuple[type, str]]:
     """(class, name) of every public op method of Tensor, each on the class that defines it."""
+    if not _METHODS:
+        _METHODS.extend(_find_tensor_methods())
+    return _METHODS
+
+
+def _find_tensor_methods() -> list[tuple[type, str]]:
     points = observation_points()
     seen: set[str] = set()
     out = []
@@ -95,6 +105,9 @@ def _tensor_methods() -> list[tuple[type, str]]:
             if name in seen:
                 continue
             seen.add(name)
+            if isinstance(value, property) and name in _OP_PROPERTIES:
+                out.append((cls, name))
+                continue
             if not callable(value) or isinstance(value, (staticmethod, classmethod, property, type)):
                 continue
             if name in _NOT_OPS or (cls, name) in points:
@@ -108,12 +121,27 @@ def _tensor_methods() -> list[tuple[type, str]]:
     return out
 
 
+#: the read-only properties of Tensor that are ops (the others give Python values or graph nodes)
+_OP_PROPERTIES = frozenset({"T", "mT", "real", "imag"})
+
 _FACTORIES = ("zeros", "ones", "full", "zeros_like", "ones_like", "arange", "rand", "randn", "linspace",
               "logspace", "eye", "empty", "empty_like", "full_like", "rand_like", "randn_like")
 
 
 def _sites(functions: list[Any]) -> list[tuple[Any, str, Any]]:
-    """(module, name, function) for each of `functions`, wherever a torchlight module binds it."""
+    """(module, name, function) for each of `functions`, wherever a torchlight module binds it
+    (looked for again when a module was imported since)."""
+    key = tuple(id(f) for f in functions)
+    cached = _SITES.get(key)
+    if cached is not None and cached[0] == len(sys.modules) and all(
+            getattr(module, name, None) is f for module, name, f in cached[1]):
+        return cached[1]
+    sites = _find_sites(functions)
+    _SITES[key] = (len(sys.modules), sites)
+    return sites
+
+
+def _find_sites(functions: list[Any]) -> list[tuple[Any, str, Any]]:
     originals = {id(f): (f.__name__, f) for f in functions}
     sites = []
     for module_name, module in list(sys.modules.items()):
@@ -139,7 +167,11 @@ def intercepting(watch: Any) -> Iterator[None]:
     try:
         for cls, name in _tensor_methods():
             original = cls.__dict__[name]
-            setattr(cls, name, _wrapped(original, watch, thread))
+            if isinstance(original, property):
+                assert original.fget is not None, f"Tensor.{name}: a property without a getter"
+                setattr(cls, name, property(_wrapped(original.fget, watch, thread), doc=original.__doc__))
+            else:
+                setattr(cls, name, _wrapped(original, watch, thread))
             patched.append((cls, name, original))
         for module, name, original in _sites(factories):
             setattr(module, name, _wrapped(original, watch, thread))
