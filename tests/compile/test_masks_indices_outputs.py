@@ -121,6 +121,13 @@ def test_an_index_tensor_passed_as_an_argument():
     _same(lambda x, i: (x[i] * x[i]).sum(), make)
 
 
+def test_an_index_tensor_inside_a_key_of_slices_and_none():
+    def make(rng, n):
+        return (tl.tensor(rng.standard_normal((n, 4)), requires_grad=True), tl.tensor(rng.integers(0, n, 2)))
+
+    _same(lambda x, i: (x[None, i, 1:3] * 2.0).sum() + (x[..., x[0].argsort()] * x).sum(), make)
+
+
 def test_an_index_of_an_argument_changes_nothing_baked_in():
     f = tl.compile(lambda x, i: x[i].sum())
     x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)

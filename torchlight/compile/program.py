@@ -150,6 +150,8 @@ class Program:
         seeds = [(reg, g) for reg, g in zip(self.seeds, gs) if reg is not None]
         if len(seeds) == 1:
             g = seeds[0][1]
+            if g is None:  # (its one result with a gradient got none: no gradient to give)
+                return [None] * len(self.grads)
             if self.backward_one is not None and not self.backend.lazy and g.shape == () and bool(g == 1):
                 steps, loads = self.backward_one, self.saved_one
         else:  # a result that got no gradient is given zeros (as the engine gives a Function's several)

@@ -353,7 +353,7 @@ class Recording:
         def walk(v: Any) -> Any:
             if isinstance(v, (tuple, list)):
                 parts = [walk(x) for x in v]
-                return None if any(p is False for p in parts) else type(v)(parts)
+                return False if any(p is False for p in parts) else type(v)(parts)
             if not _holds_array(v):
                 return v
             owner = None if isinstance(v, np.generic) else self.watch.owner_of(v)
@@ -363,7 +363,7 @@ class Recording:
             return derive.SLOT
 
         template = walk(value)
-        if template is False or template is None:
+        if template is False:
             return _refuse(phase, f"an op ({name}) that takes an array as an argument that is not a tensor "
                                   f"fn computes or is given (a NumPy index, a boolean mask: x[mask], whose "
                                   f"shape depends on the values; a value read from a tensor: x[x.argmax()] "
