@@ -46,56 +46,60 @@ WRITE = "wrote into a tensor"
 CONVERSION = "converts a traced tensor to a Python value"
 VALUE_SHAPED = "whose result's shape depends on the values"
 REFUSED_OPS = {
-    # a tensor made inside fn from an array (the harness's tl.tensor of a NumPy array in the case's kwargs, an
-    # op's internal helper: isin, searchsorted, matrix_rank, fftfreq, x.detach() inside a backward of its own)
+    # a tensor made inside fn from an array (the harness's tl.tensor of a NumPy array in the case's kwargs,
+    # labels and indices included; an op's internal helper: isin, searchsorted, matrix_rank, fftfreq, x.detach()
+    # inside a backward of its own)
     **{name: MADE_OUTSIDE for name in (
-        'Where', 'map_cube_plus_backward', 'matrix_rank', 'nonzero.as_tuple', 'tl.fft.fftfreq',
-        'tl.fft.rfftfreq', 'tl.searchsorted', 'tl.where', 'where'
+        'Where', 'map_cube_plus_backward', 'matrix_rank', 'nn.functional.embedding', 'nonzero.as_tuple',
+        'tl.fft.fftfreq', 'tl.fft.rfftfreq', 'tl.searchsorted', 'tl.where', 'where'
     )},
     # an array among an op's arguments that is not a tensor of this call (a NumPy index or mask in the kwargs,
-    # the index arrays sort, take, index_select, unique, embedding, nll_loss, cross_entropy's weight and
-    # ignore_index make of their own)
+    # the index arrays sort, take, index_select, unique and cross_entropy's ignore_index make of their own)
     **{name: ARRAY_ARG for name in (
-        'TakePermutation', 'index_select', 'nn.functional.embedding', 'nn.functional.nll_loss', 'take',
-        'take_along_dim', 'tl.index_select', 'tl.sort', 'tl.take', 'tl.take_along_dim', 'tl.unique',
-        'unique', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values'
+        'TakePermutation', 'index_select', 'take', 'take_along_dim', 'tl.index_select', 'tl.sort', 'tl.take',
+        'tl.take_along_dim', 'tl.unique', 'unique', 'unique_all', 'unique_counts', 'unique_inverse',
+        'unique_values'
     )},
     # writes: a replay would not write the tensor again (an observation point refuses them)
     **{name: WRITE for name in (
-        '__iadd__', '__imatmul__', '__imul__', '__ipow__', '__isub__', '__itruediv__', '__setitem__',
-        'add_', 'clamp_', 'copy_'
+        '__iadd__', '__imatmul__', '__imul__', '__ipow__', '__isub__', '__itruediv__', '__setitem__', 'add_',
+        'clamp_', 'copy_'
     )},
     # a result whose shape depends on the values (nonzero)
     **{name: VALUE_SHAPED for name in ('nonzero', 'tl.nonzero')},
 }
 REFUSED_CASES = {
     # an array among an op's arguments that is not a tensor of this call (a NumPy index or mask in the kwargs,
-    # the index arrays sort, take, index_select, unique, embedding, nll_loss, cross_entropy's weight and
-    # ignore_index make of their own)
+    # the index arrays sort, take, index_select, unique and cross_entropy's ignore_index make of their own)
     **{pair: ARRAY_ARG for pair in (
         ('GatherBack', 'int_array_duplicates'), ('GatherBack', 'mask'), ('__getitem__', 'int_array_axis1'),
         ('__getitem__', 'int_array_duplicates'), ('__getitem__', 'mask'),
         ('nn.functional.cross_entropy', 'all_ignored'), ('nn.functional.cross_entropy', 'all_ignored_sum'),
         ('nn.functional.cross_entropy', 'combined'), ('nn.functional.cross_entropy', 'combined_spatial'),
-        ('nn.functional.cross_entropy', 'combined_unbatched'), ('nn.functional.cross_entropy', 'ignore_in_range'),
-        ('nn.functional.cross_entropy', 'ignore_index'), ('nn.functional.cross_entropy', 'ignore_index_none'),
-        ('nn.functional.cross_entropy', 'label_smoothing'), ('nn.functional.cross_entropy', 'smoothing_one'),
-        ('nn.functional.cross_entropy', 'weight'), ('nn.functional.cross_entropy', 'weight_sum'), ('sort', '1d'),
+        ('nn.functional.cross_entropy', 'ignore_in_range'), ('nn.functional.cross_entropy', 'ignore_index'),
+        ('nn.functional.cross_entropy', 'ignore_index_none'), ('nn.functional.nll_loss', 'all_ignored'),
+        ('nn.functional.nll_loss', 'all_ignored_none'), ('nn.functional.nll_loss', 'ignore_index'), ('sort', '1d'),
         ('sort', 'batched'), ('sort', 'columns_descending'), ('sort', 'empty'), ('sort', 'nan_last'),
         ('sort', 'rows'), ('sort', 'ties_stable'), ('xp.repeat', 'array_axis0'), ('xp.repeat', 'int_axis1'),
         ('xp.repeat', 'int_flat'),
     )},
-    # a tensor made inside fn from an array (the harness's tl.tensor of a NumPy array in the case's kwargs, an
-    # op's internal helper: isin, searchsorted, matrix_rank, fftfreq, x.detach() inside a backward of its own)
+    # a tensor made inside fn from an array (the harness's tl.tensor of a NumPy array in the case's kwargs,
+    # labels and indices included; an op's internal helper: isin, searchsorted, matrix_rank, fftfreq, x.detach()
+    # inside a backward of its own)
     **{pair: MADE_OUTSIDE for pair in (
         ('isin', '0d'), ('isin', '2d_tests'), ('isin', 'floats'), ('isin', 'int_in_floats'), ('isin', 'ints'),
-        ('isin', 'invert'), ('isin', 'no_tests'), ('nn.functional.cross_entropy', 'large'),
+        ('isin', 'invert'), ('isin', 'no_tests'), ('nn.functional.cross_entropy', 'combined_unbatched'),
+        ('nn.functional.cross_entropy', 'label_smoothing'), ('nn.functional.cross_entropy', 'large'),
         ('nn.functional.cross_entropy', 'mean'), ('nn.functional.cross_entropy', 'none'),
-        ('nn.functional.cross_entropy', 'spatial'), ('nn.functional.cross_entropy', 'sum'),
-        ('nn.functional.cross_entropy', 'unbatched'), ('nn.functional.scaled_dot_product_attention', 'bool_mask'),
-        ('tl.isin', '0d'), ('tl.isin', '2d_tests'), ('tl.isin', 'floats'), ('tl.isin', 'int_in_floats'),
-        ('tl.isin', 'ints'), ('tl.isin', 'invert'), ('tl.isin', 'no_tests'), ('xp.cumulative_sum', 'axis1_initial'),
-        ('xp.cumulative_sum', 'empty_initial'), ('xp.cumulative_sum', 'include_initial'), ('xp.where', 'scalar_left'),
+        ('nn.functional.cross_entropy', 'smoothing_one'), ('nn.functional.cross_entropy', 'spatial'),
+        ('nn.functional.cross_entropy', 'sum'), ('nn.functional.cross_entropy', 'unbatched'),
+        ('nn.functional.cross_entropy', 'weight'), ('nn.functional.cross_entropy', 'weight_sum'),
+        ('nn.functional.nll_loss', 'mean'), ('nn.functional.nll_loss', 'none'),
+        ('nn.functional.nll_loss', 'unbatched'), ('nn.functional.nll_loss', 'weight'),
+        ('nn.functional.scaled_dot_product_attention', 'bool_mask'), ('tl.isin', '0d'), ('tl.isin', '2d_tests'),
+        ('tl.isin', 'floats'), ('tl.isin', 'int_in_floats'), ('tl.isin', 'ints'), ('tl.isin', 'invert'),
+        ('tl.isin', 'no_tests'), ('xp.cumulative_sum', 'axis1_initial'), ('xp.cumulative_sum', 'empty_initial'),
+        ('xp.cumulative_sum', 'include_initial'), ('xp.where', 'scalar_left'),
     )},
 }
 #: bad-input cases whose check reads a Tensor the harness made inside fn (a CompileError comes first)

@@ -137,6 +137,36 @@ def test_an_index_of_an_argument_changes_nothing_baked_in():
     assert y.item() == 5.0 and x.grad.tolist() == [0.0, 1.0, 1.0]
 
 
+def test_nll_loss_and_embedding_with_labels_and_indices_as_arguments():
+    emb = nn.Embedding(6, 4)
+
+    def make(rng, n):
+        return (tl.tensor(rng.standard_normal((n, 3)), requires_grad=True), tl.tensor(rng.integers(0, 3, n)),
+                tl.tensor(rng.integers(0, 6, (n, 2))))
+
+    _same(lambda z, y, i: F.nll_loss(z.log_softmax(1), y) + (emb(i).sum(2) * z[:, :2]).sum(), make,
+          params=(emb.weight,))
+
+
+def test_labels_and_indices_are_checked_on_every_call_as_eager():
+    """A bad index or label on a later call raises the ValueError eager raises (embedding's -1 is not
+    read as the last row), and an ignored label the program was not recorded for raises too."""
+    emb = nn.Embedding(6, 2)
+    lookup = tl.compile(lambda i: emb(i).sum())
+    loss = tl.compile(lambda z, y: F.nll_loss(z, y))
+    z = tl.tensor(np.zeros((2, 3)), requires_grad=True)
+    lookup(tl.tensor([0, 5])), loss(z, tl.tensor([0, 2]))
+    for bad, match in (([1, -1], r"indices \[-1\] out of range"), ([6, 0], r"indices \[6\] out of range")):
+        with pytest.raises(ValueError, match=match):
+            emb(tl.tensor(bad))
+        with pytest.raises(ValueError, match=match):
+            lookup(tl.tensor(bad))
+    with pytest.raises(ValueError, match=r"labels \[3\] out of range"):
+        loss(z, tl.tensor([3, 0]))
+    with pytest.raises(ValueError, match="a label equal to ignore_index reached a program recorded"):
+        loss(z, tl.tensor([-100, 0]))
+
+
 def test_a_boolean_mask_as_an_index_stays_refused():
     """x[x > 0]: the result's shape depends on the values, which a replay cannot follow (as jax.jit)."""
     with pytest.raises(tl.CompileError, match=r"boolean mask: x\[mask\]"):

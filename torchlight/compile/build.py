@@ -92,6 +92,10 @@ def build(rec: Recording) -> Program:
         if type(h) is History and h in rec.opaque:
             opaque_index[h] = len(opaque_index)
             call = opaque_forward(p, h.last_fn, _ctx(h).needs_input_grad)
+            arrays = rec.edge_arrays.get(h)
+            if arrays:  # (the same index registers as the step's, put into the key before the call)
+                _, call = _with_arrays(call, tuple(arg(e) for e in h.edges),
+                                       [(i, t, [reg(k) for k in keys]) for i, t, keys in arrays])
             train.append(BuildStep(None, call, None, infer[-1].args, (reg(h),), reg(h)))
         else:
             train.append(infer[-1])

@@ -41,6 +41,7 @@ import numpy as np
 
 from torchlight import backends, creation, grad_mode, random
 from torchlight.engine.observe import observation_points
+from torchlight.nn import functional
 from torchlight.tensor import Tensor
 
 __all__ = ["SLOT", "Derived", "fill", "intercepting", "replayer", "split"]
@@ -48,12 +49,12 @@ __all__ = ["SLOT", "Derived", "fill", "intercepting", "replayer", "split"]
 
 class Derived(NamedTuple):
     """How a Tensor without History was made: `call(*args, **kwargs)`, its result (or the
-    `item`-th of the tuple it returned)."""
+    `item`-th of the tuple it returned, or `item(result)`: an array)."""
 
     call: Callable[..., Any]
     args: tuple
     kwargs: dict[str, Any]
-    item: int | None
+    item: int | Callable[[Any], Any] | None
     order: int  # when it was made, among the graph nodes and the other derived tensors
 
 
@@ -173,11 +174,15 @@ def intercepting(watch: Any) -> Iterator[None]:
             else:
                 setattr(cls, name, _wrapped(original, watch, thread))
             patched.append((cls, name, original))
-        for module, name, original in _sites(factories):
-            setattr(module, name, _wrapped(original, watch, thread))
-            patched.append((module, name, original))
-        for module, name, original in _sites(seeding):
-            setattr(module, name, _refusing(original, watch, thread, f"seeded the random streams ({name})"))
+        refusing = {id(f) for f in seeding}
+        checks = {id(f) for f in _CHECKS}
+        for module, name, original in _sites(factories + seeding + list(_CHECKS)):  # (one look through the modules)
+            if id(original) in refusing:
+                setattr(module, name, _refusing(original, watch, thread, f"seeded the random streams ({name})"))
+            elif id(original) in checks:
+                setattr(module, name, _checking(original, watch, thread))
+            else:
+                setattr(module, name, _wrapped(original, watch, thread))
             patched.append((module, name, original))
         generator = random.Generator
         for name in ("manual_seed", "set_state"):
@@ -207,6 +212,50 @@ def _wrapped(original: Callable[..., Any], watch: Any, thread: int) -> Callable[
     call.__name__ = getattr(original, "__name__", "call")
     call.__qualname__ = getattr(original, "__qualname__", call.__name__)
     call.__doc__ = getattr(original, "__doc__", None)
+    call.__wrapped__ = original  # type: ignore[attr-defined]
+    return call
+
+
+def _label_index(labels: Any) -> Any:
+    """The index array of checked class labels (`nn.functional._Labels`), on a call whose labels
+    ignore none (the path the program recorded)."""
+    if labels.ignored is not None:
+        raise ValueError("compile: a label equal to ignore_index reached a program recorded for labels without "
+                         "one (an eager call takes another path there): call the function without compile")
+    return labels.index
+
+
+#: checks of integer labels or indices, replayed on each call so that a later call's bad index raises as in
+#: eager mode instead of being read (a -1 as the last row), and the index arrays they make become registers:
+#: each check -> how to find the array in its result and to give the result back with another Tensor of it
+_CHECKS: dict[Any, tuple[Any, Callable[[Any, Tensor], Any]]] = {
+    # embedding's indices, nll_loss's labels: (the tensor checked, where it equals ignore_index)
+    functional._class_labels: (0, lambda out, alias: (alias, None)),
+    # nll_loss's and cross_entropy's labels as an index along the class axis
+    functional._class_targets: (_label_index, lambda out, alias: type(out)(alias.data, out.axis, out.shape, None)),
+}
+
+
+def _ignores_nothing(out: Any) -> bool:
+    return (out[1] if isinstance(out, tuple) else out.ignored) is None
+
+
+def _checking(original: Callable[..., Any], watch: Any, thread: int) -> Callable[..., Any]:
+    """A check whose result, where it ignores no entry, comes back with its array as a new Tensor
+    noted as the check's result: an op that indexes with that array depends on the check."""
+    item, rebuild = _CHECKS[original]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        if threading.get_ident() == thread and _ignores_nothing(out):
+            like = next(a for a in args if isinstance(a, Tensor))
+            picked = item(out) if callable(item) else out[item]
+            data = picked.data if isinstance(picked, Tensor) else picked
+            alias = Tensor._wrap(data, like.backend)
+            watch.checked(original, args, kwargs, alias, item)
+            out = rebuild(out, alias)
+        return out
+
     call.__wrapped__ = original  # type: ignore[attr-defined]
     return call
 
@@ -306,8 +355,8 @@ def replayer(d: Derived, template: tuple, shape: tuple[int, ...]) -> Callable[..
         finally:
             state.enabled = previous
         if index is not None:
-            out = out[index]
-        data = out.data
+            out = index(out) if callable(index) else out[index]
+        data = out.data if isinstance(out, Tensor) else out
         if data.shape != shape:
             raise RuntimeError(f"compile: {name} gave a result of shape {tuple(data.shape)} on this call, where "
                                f"it gave {tuple(shape)} when recorded (its shape depends on the values): call "

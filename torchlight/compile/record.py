@@ -87,6 +87,8 @@ class Watch(Observer):
         """An op method or a factory returned `out`: note each Tensor of it made without a History
         (not one of the call's own arguments, given back)."""
         self.count += 1
+        if type(out) is Tensor and out.history is not None:  # (the usual op: recorded in the graph)
+            return
         given = [a for a in args if isinstance(a, Tensor)]
         derive.note(self.derived, call, args, kwargs, out,
                     lambda t: self.is_born(t) and id(t) not in self.traced and not any(t is a for a in given),
@@ -94,6 +96,12 @@ class Watch(Observer):
         for t in out if isinstance(out, tuple) else (out,):
             if isinstance(t, Tensor) and self.derived_of(t) is not None:
                 self.arrays[id(t.data)] = t
+
+    def checked(self, call: Any, args: tuple, kwargs: dict[str, Any], alias: Tensor, item: Any) -> None:
+        """A check (`derive._CHECKS`) gave `alias`, its index array: the check is what made it."""
+        self.count += 1
+        self.derived[id(alias)] = (alias, derive.Derived(call, args, kwargs, item, self.count))
+        self.arrays[id(alias.data)] = alias
 
     def generator_made(self, generator: Any) -> None:
         self.generators[id(generator)] = weakref.ref(generator)
