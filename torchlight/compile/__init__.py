@@ -3,10 +3,13 @@
 The package is the pipeline of one compiled call, a module per stage:
 `api` (`compile`, the programs kept per signature) calls `record` (one
 call of `fn` and its backward, recorded, observing what leaves no trace in
-the graph through the engine's observation points) and `build` (the recording turned into step lists, its
-rewrites and buffer reuse), whose result is a `program.Program` (its
-replay); `steps` holds the records those lists are made of, and
-`blocking` the replay of elementwise lists a block of elements at a time.
+the graph through the engine's observation points, and through `derive` how
+each tensor without History was made: a mask, an index, a factory's) and
+`build` (the recording turned into step lists, its rewrites and buffer
+reuse), whose result is a `program.Program` (its replay); `flat` turns
+several results into a list and back, `steps` holds the records those lists
+are made of, and `blocking` the replay of elementwise lists a block of
+elements at a time.
 
 After `import torchlight`, `torchlight.compile` is the function (this
 package's `compile`, bound over the package's name); import a module of

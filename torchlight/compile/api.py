@@ -17,14 +17,25 @@ through it (`hessian`, `hvp`, `jvp`) raises, since the replayed backward
 records nothing.
 
 What is replayed is what was recorded, as with `jax.jit`: Python control flow
-is fixed by the first call, and so are values read out of tensors. Anything a
-replay could not reproduce is refused while recording, with a CompileError:
-a tensor made while `fn` runs but by no recorded op (a comparison, `argmax`,
-`.detach()`, `no_grad`, a new tensor from `.numpy()`), a tensor computed
-before the call with a graph of its own, a conversion of a traced tensor
-to a Python value (`.item()`, `float()`, `if x > 0:`), an array among an
-op's arguments (an index), an in-place update (an optimizer step, which has
-then happened once) or a backward inside `fn`. A
+is fixed by the first call, and so are values read out of tensors. What a
+tensor without a gradient is made of is replayed too: a comparison or a mask
+(`x > 0`, `tl.where(x > 0, x, 0.0)`), `argmax`/`argmin`, a cast
+(`(logits.argmax(1) == y).float().mean()`), `.detach()`, an op under
+`no_grad`, a factory (`tl.arange(n)`, `tl.ones(3)`; a random one, such as
+`tl.rand`, draws afresh on each call, as eager calls do), and an index tensor
+among an op's arguments (`x[i]` for `i` an argument, or made inside fn:
+`x[tl.arange(n), x.argmax(1)]`). `fn` may return one Tensor or a tuple, list
+or dict of them (`loss, logits`): each result has a gradient or not as in
+eager mode (masks, indices and accuracies none).
+
+Anything a replay could not reproduce is refused while recording, with a
+CompileError: a conversion of a traced tensor to a Python value (`.item()`,
+`float()`, `if x > 0:`), a tensor computed before the call with a graph of its
+own, a tensor made inside `fn` from an array rather than by an op (`tl.tensor`
+of a traced value's `.data`), an op whose result's shape depends on the values
+(`x[mask]`, `nonzero`), a NumPy array among an op's arguments, a generator made
+inside `fn` or seeding inside it (`tl.manual_seed`), an in-place update (an
+optimizer step, which has then happened once) or a backward inside `fn`. A
 backward formula that computes part of its gradient outside the recorded ops
 (a mask from the saved values, as `maximum` does) is kept as it is: its node
 is run as in eager mode, with a Context of its own, on each call.
@@ -61,13 +72,13 @@ __all__ = ["MAX_SIGNATURES", "CompileError", "Compiled", "compile"]
 MAX_SIGNATURES = 64
 
 
-def compile(fn: Callable[..., Tensor]) -> Compiled:  # noqa: A001 (torch.compile's name, on purpose)
+def compile(fn: Callable[..., Any]) -> Compiled:  # noqa: A001 (torch.compile's name, on purpose)
     """`fn`, recorded on its first call per signature and replayed after.
 
-    `fn` takes Tensors (and any hashable constants) and returns one Tensor.
-    Tensors it reads from its closure (a model's parameters) are read afresh
-    on every call and get their gradients as usual. See the module docstring
-    for what cannot be compiled.
+    `fn` takes Tensors (and any hashable constants) and returns one Tensor,
+    or a tuple, list or dict of Tensors. Tensors it reads from its closure (a
+    model's parameters) are read afresh on every call and get their gradients
+    as usual. See the module docstring for what cannot be compiled.
 
     Example:
         >>> import torchlight as tl
@@ -75,6 +86,10 @@ def compile(fn: Callable[..., Tensor]) -> Compiled:  # noqa: A001 (torch.compile
         >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
         >>> f(x).backward(); x.grad.tolist()
         [2.0, 4.0]
+        >>> g = tl.compile(lambda x: ((x * x).sum(), x.argmax()))
+        >>> loss, top = g(tl.tensor([1.0, 3.0, 2.0], requires_grad=True))
+        >>> loss.requires_grad, top.requires_grad, top.item()
+        (True, False, 1)
     """
     return Compiled(fn)
 
@@ -82,14 +97,14 @@ def compile(fn: Callable[..., Tensor]) -> Compiled:  # noqa: A001 (torch.compile
 class Compiled:
     """A compiled function: one recorded `Program` per call signature."""
 
-    def __init__(self, fn: Callable[..., Tensor]) -> None:
+    def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         # per signature, the programs recorded (more than one when the tensors from outside or
         # the Modules' training modes differed: a model switched between train() and eval())
         self.programs: dict[Any, list[Program]] = {}
         functools.update_wrapper(self, fn, updated=())  # (a Module's attributes are not the wrapper's)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key, tensors = _signature(args, kwargs)
         programs = self.programs.get(key)
         if programs is not None:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Set
 from typing import TYPE_CHECKING, Any
 
+from torchlight.compile import derive
 from torchlight.compile.blocking import Blocked, plan
 from torchlight.compile.fusion import fuse
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
@@ -41,7 +42,7 @@ def build(rec: Recording) -> Program:
     While building, each list is of `BuildStep`s; the Program's lists are of `Step`s (or `Blocked`).
     """
     out, inputs, wants, seed = rec.out, rec.inputs, rec.wants, rec.seed
-    assert out is not None, "build: a Recording that `record` finished (it sets out)"
+    assert out is not None, "build: a Recording that `record` finished (it sets outs)"
     p = Program()
     p.backend = out.backend
     regs: dict[Any, Tensor] = {}
@@ -57,10 +58,19 @@ def build(rec: Recording) -> Program:
     def arg(e: Any) -> Any:
         return reg(e) if type(e) is History or (isinstance(e, Tensor) and e in rec.known) else e
 
-    def step(h: History) -> BuildStep:
+    def step(h: Any) -> BuildStep:
+        if type(h) is not History:  # a tensor a call made without History (a mask, an index): the call again
+            made, template, edges = rec.derived[h]
+            return BuildStep(None, derive.replayer(made, template, h.data.shape), None, tuple(arg(e) for e in edges),
+                             (reg(h),), reg(h))
         quiet = Context(True)
         quiet.needs_input_grad = _ctx(h).needs_input_grad
-        return BuildStep(h.last_fn, h.last_fn.forward, quiet, tuple(arg(e) for e in h.edges), (reg(h),), reg(h))
+        args = tuple(arg(e) for e in h.edges)
+        forward = h.last_fn.forward
+        arrays = rec.edge_arrays.get(h)
+        if arrays:  # index arrays of this call's values: registers, put into the key by the step
+            args, forward = _with_arrays(forward, args, [(i, t, [reg(k) for k in keys]) for i, t, keys in arrays])
+        return BuildStep(h.last_fn, forward, quiet, args, (reg(h),), reg(h))
 
     p.inputs = [reg(t) for t in inputs]
     p.params = list(rec.params)
@@ -68,7 +78,12 @@ def build(rec: Recording) -> Program:
     p.modules = list(rec.watch.modules)
     p.outside_signature = outside_signature(p.outside, p.modules)
     p.wants_grad = bool(rec.params)
-    p.output = reg(out.graph_node)
+    p.outputs = tuple(reg(o.graph_node) for o in rec.outs)
+    p.output = p.outputs[0]
+    p.structure = rec.structure
+    p.differentiable = tuple(rec.differentiable)
+    p.seeds = tuple(None if s is None else reg(s) for s in rec.seeds)
+    p.output_meta = tuple((o.data.shape, o.data.dtype) for o in rec.outs)
     p.sink = Tensor._wrap(None, p.backend)
     infer: list[BuildStep] = []
     train: list[BuildStep] = []
@@ -76,9 +91,13 @@ def build(rec: Recording) -> Program:
     opaque_index: dict[History, int] = {}
     for h in rec.forward:
         infer.append(step(h))
-        if h in rec.opaque:
+        if type(h) is History and h in rec.opaque:
             opaque_index[h] = len(opaque_index)
             call = opaque_forward(p, h.last_fn, _ctx(h).needs_input_grad)
+            arrays = rec.edge_arrays.get(h)
+            if arrays:  # (the same index registers as the step's, put into the key before the call)
+                _, call = _with_arrays(call, tuple(arg(e) for e in h.edges),
+                                       [(i, t, [reg(k) for k in keys]) for i, t, keys in arrays])
             train.append(BuildStep(None, call, None, infer[-1].args, (reg(h),), reg(h)))
         else:
             train.append(infer[-1])
@@ -103,11 +122,11 @@ def build(rec: Recording) -> Program:
     backward = _live(_fold_negations(backward, needed), needed, registers)
     made_before = {r for s in train for r in s.writes} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
-    mine = registers.difference(p.inputs, [p.output], needed)  # what a step may overwrite
+    mine = registers.difference(p.inputs, p.outputs, needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
     spare = {s.out for s in train if getattr(s.fn, "elementwise", False)}.intersection(p.saved, mine)
-    p.infer = _finished(p, infer, registers, {p.output}, mine, meta)
-    p.train = _finished(p, train, registers, {p.output, *p.saved}, mine, meta)
+    p.infer = _finished(p, infer, registers, set(p.outputs), mine, meta)
+    p.train = _finished(p, train, registers, {*p.outputs, *p.saved}, mine, meta)
     p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
     if p.seed is not None and meta[p.seed][0] == ():  # (p.seed: the register of seed)
         unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
@@ -115,6 +134,30 @@ def build(rec: Recording) -> Program:
         p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
+
+
+def _with_arrays(forward: Callable[..., Any], args: tuple,
+                 arrays: list[tuple[int, Any, list[Tensor]]]) -> tuple[tuple, Callable[..., Any]]:
+    """A step whose arguments hold index arrays of this call's values: the registers of those come
+    after its own arguments (so that each is kept until this step has read it), and the step puts
+    their arrays into the key (`derive.SLOT`) before calling `forward`."""
+    n = len(args)
+    own = list(args)
+    extra: list[Tensor] = []
+    places = []
+    for i, template, regs in arrays:
+        own[i] = None  # (not the first call's array)
+        places.append((i, template, len(regs)))
+        extra += regs
+
+    def run(ctx: Any, *given: Any) -> Any:
+        real = list(given[:n])
+        values = iter([r.data for r in given[n:]])
+        for i, template, _ in places:
+            real[i] = derive.fill(template, values)
+        return forward(ctx, *real)
+
+    return (*own, *extra), run
 
 
 def _ctx(h: History) -> Context:

@@ -16,6 +16,7 @@ from typing import Any
 
 from torchlight import grad_mode
 from torchlight.compile.blocking import Blocked
+from torchlight.compile.flat import unflatten
 from torchlight.compile.steps import Step
 from torchlight.engine import Context, Function, History
 from torchlight.engine import function as _function
@@ -53,14 +54,18 @@ class Replay(Function):
             return program.run_forward(tensors, train=False)[0]
         out, saved = program.run_forward(tensors, train=True)
         ctx.save_for_backward(program, saved, *tensors)  # the tensors: a backward after they change raises
+        if program.structure is not None:  # several results: those without a gradient are marked so
+            ctx.set_materialize_grads(False)
+            ctx.mark_non_differentiable(*(o for o, d in zip(out, program.differentiable) if not d))
         return out
 
     @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple:
+    def backward(ctx: Context, *gs: Any) -> tuple:
         if grad_mode.is_grad_enabled():
             raise RuntimeError(CREATE_GRAPH)
         program, saved = ctx.saved_tensors[:2]
-        return (None, *program.run_backward(saved, g.data, keep=grad_mode._state.retain_graph))
+        data = [None if g is None else g.data for g in gs]
+        return (None, *program.run_backward(saved, data, keep=grad_mode._state.retain_graph))
 
 
 class Program:
@@ -80,7 +85,12 @@ class Program:
         self.backward: list[Step] | Blocked = []
         self.backward_one: list[Step] | Blocked | None = None  # for a 0-d seed of 1 (`seeded_by_one`)
         self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
-        self.output: Tensor | None = None   # the register of fn's result
+        self.output: Tensor | None = None   # the register of fn's (first) result
+        self.outputs: tuple[Tensor, ...] = ()  # the registers of fn's results (`record.flatten`)
+        self.structure: Any = None          # how they make fn's result (None: one Tensor)
+        self.differentiable: tuple[bool, ...] = ()  # per result: whether it has a gradient
+        self.seeds: tuple[Tensor | None, ...] = ()  # per result: the register of its gradient's seed
+        self.output_meta: tuple[tuple, ...] = ()  # per result: its shape and dtype
         self.saved: tuple[Tensor, ...] = ()  # forward registers that backward reads
         self.seed: Tensor | None = None
         self.grads: tuple[Tensor | None, ...] = ()  # per input and param: the register of its gradient
@@ -94,10 +104,17 @@ class Program:
         and the Modules it called their training modes (`model.eval()` makes a new program)."""
         return outside_signature(self.outside, self.modules) == self.outside_signature
 
-    def __call__(self, tensors: list[Tensor]) -> Tensor:
-        if self.wants_grad or any(t.requires_grad for t in tensors):
-            return Replay.apply(self, *tensors, *self.params)
-        return Tensor._wrap(Replay.forward(_function._quiet_context(), self, *tensors), self.backend)
+    def __call__(self, tensors: list[Tensor]) -> Any:
+        if self.structure is None:
+            if self.differentiable[0]:  # (for this signature: an argument or a parameter requires grad)
+                return Replay.apply(self, *tensors, *self.params)
+            return Tensor._wrap(Replay.forward(_function._quiet_context(), self, *tensors), self.backend)
+        if any(self.differentiable) and grad_mode.is_grad_enabled():
+            outs = Replay.apply(self, *tensors, *self.params)
+        else:
+            arrays = Replay.forward(_function._quiet_context(), self, *tensors)
+            outs = tuple(Tensor._wrap(a, self.backend) for a in arrays)
+        return unflatten(self.structure, iter(outs))
 
     def run_forward(self, tensors: tuple, train: bool) -> tuple[Any, Any]:
         with LOCK:
@@ -107,7 +124,10 @@ class Program:
                 opaque: list[Any]
                 self.opaque = opaque = []
                 run_steps(self.train if train else self.infer)
-                out = self.output.data  # type: ignore[union-attr]  # build sets output on every Program
+                if self.structure is None:
+                    out = self.output.data  # type: ignore[union-attr]  # build sets output on every Program
+                else:
+                    out = tuple(r.data for r in self.outputs)
                 saved = [[r.data for r in self.saved], opaque] if train else None
             finally:
                 self._clear()
@@ -119,22 +139,40 @@ class Program:
             reg.data = None
         self.opaque = []
 
-    def run_backward(self, saved: list, g: Any, keep: bool) -> list[Any]:
-        """The gradients for `saved` (what a forward kept); without `keep` they are let go of as
-        the steps finish with them (the saved list is emptied), as an eager backward frees its nodes."""
+    def run_backward(self, saved: list, gs: list[Any], keep: bool) -> list[Any]:
+        """The gradients for `saved` (what a forward kept), given the gradient of each result (None
+        for one that got none); without `keep` they are let go of as the steps finish with them (the
+        saved list is emptied), as an eager backward frees its nodes."""
         arrays, self_opaque = saved
         if not keep:
             saved[:] = [(), ()]
         steps, loads = self.backward, None
-        if self.backward_one is not None and not self.backend.lazy and g.shape == () and bool(g == 1):
-            steps, loads = self.backward_one, self.saved_one
+        seeds = [(reg, g) for reg, g in zip(self.seeds, gs) if reg is not None]
+        if len(seeds) == 1:
+            g = seeds[0][1]
+            if g is None:  # (its one result with a gradient got none: no gradient to give)
+                return [None] * len(self.grads)
+            if self.backward_one is not None and not self.backend.lazy and g.shape == () and bool(g == 1):
+                steps, loads = self.backward_one, self.saved_one
+        else:  # a result that got no gradient is given zeros (as the engine gives a Function's several)
+            like = next((g for g in gs if g is not None), None)
+            if like is None:  # (no result got one: no gradient to give)
+                return [None] * len(self.grads)
+            xp, device = self.backend.xp, self.backend.device_of(like)
+            seeds = [(reg, xp.zeros(shape, dtype=dtype, device=device) if g is None else g)
+                     for (reg, g), (shape, dtype) in zip(seeds, [m for m, r in zip(self.output_meta, self.seeds)
+                                                                  if r is not None])]
+        g = like = None
         with LOCK:
             for k, (reg, a) in enumerate(zip(self.saved, arrays)):
                 if loads is None or loads[k]:
                     reg.data = a
-            self.seed.data = g  # type: ignore[union-attr]  # a Program with a backward has a seed
+            for reg, g in seeds:
+                reg.data = g
             self.opaque = self_opaque
             arrays = self_opaque = g = None  # the registers hold them now, and let go after their last step
+            seeds.clear()
+            gs.clear()
             try:
                 run_steps(steps, reuse=not keep)
                 grads = [None if reg is None else reg.data for reg in self.grads]
