@@ -104,8 +104,10 @@ def scheduler(cluster: bool, workers: int, address: str | None, timeout: float) 
         with client:
             yield client
         return
+    # no dashboard; the scheduler's HTTP server (metrics) on a free port rather than 8787, which may be taken
+    quiet = {"dashboard_address": "127.0.0.1:0"}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as local, Client(local) as client:
+                      dashboard_address=None, scheduler_kwargs=quiet) as local, Client(local) as client:
         yield client
 
 

@@ -24,10 +24,10 @@ distributed = pytest.importorskip("distributed", reason="the cluster test needs 
 da = pytest.importorskip("dask.array", reason="the cluster test needs Dask (pip install 'dask[array]')")
 dask = pytest.importorskip("dask")
 
-LIMIT = 30.0
+LIMIT = 30.0  # seconds for the cluster's start, for one computation, and (x 2) for the whole module
 # with no dashboard the scheduler still serves HTTP (metrics), on 8787 by default: a free port instead, so that
 # another cluster on this machine does not make it warn (and fail the test)
-QUIET = {"dashboard_address": "127.0.0.1:0"}  # seconds for the cluster's start, for one computation, and (x 2) for the whole module
+QUIET = {"dashboard_address": "127.0.0.1:0"}
 
 
 def on_the_client(*args, **kwargs):
@@ -38,7 +38,8 @@ def on_the_client(*args, **kwargs):
 def client():
     start = time.monotonic()
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None, scheduler_kwargs=QUIET, timeout=LIMIT, death_timeout=LIMIT) as cluster, \
+                                  dashboard_address=None, scheduler_kwargs=QUIET, timeout=LIMIT,
+                                  death_timeout=LIMIT) as cluster, \
             distributed.Client(cluster, timeout=LIMIT, set_as_default=False) as c, \
             dask.config.set(scheduler=on_the_client):
         c.wait_for_workers(2, timeout=LIMIT)
