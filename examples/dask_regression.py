@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -63,6 +64,12 @@ def peak_rss() -> float:
         return float(getattr(info, "peak_wset", info.rss))
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale)
+
+
+def cpu_seconds() -> float:
+    """The CPU time (user + system) this process has used, in seconds."""
+    times = os.times()
+    return times.user + times.system
 
 
 def fit(X: Any, y: Any, steps: int, lr: float, on_step: Any = None) -> tuple[list[float], Any]:
@@ -111,9 +118,9 @@ def scheduler(cluster: bool, workers: int, address: str | None, timeout: float) 
         yield client
 
 
-def worker_peaks(client: Any) -> list[float]:
-    """Each worker process's peak resident set size, in bytes."""
-    return sorted(client.run(peak_rss).values())
+def worker_peaks(client: Any) -> tuple[list[float], list[float]]:
+    """Each worker process's peak resident set size, in bytes (since it started), and its CPU seconds."""
+    return sorted(client.run(peak_rss).values()), sorted(client.run(cpu_seconds).values())
 
 
 def run(rows: int = 1_000_000, features: int = 100, chunk_rows: int = 100_000, steps: int = 10, lr: float = 0.5,
@@ -127,7 +134,7 @@ def run(rows: int = 1_000_000, features: int = 100, chunk_rows: int = 100_000, s
         raise SystemExit(f"error: --backend must be dask or numpy, not {backend!r}")
     with scheduler(cluster, workers, address, timeout) as client:
         bar = _progress(steps, progress)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_seconds()
 
         def on_step(step: int, loss: float) -> None:
             bar.set_postfix(loss=f"{loss:.6g}")
@@ -135,12 +142,13 @@ def run(rows: int = 1_000_000, features: int = 100, chunk_rows: int = 100_000, s
             bar.write(f"step {step + 1:3d}/{steps}  loss {loss:.12e}")
 
         losses, w = fit(tl.tensor(X), tl.tensor(y), steps, lr, on_step)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu_start
         bar.close()
         w = np.asarray(w.detach().numpy())  # (persisted on a cluster: held by its workers until it closes)
-        peaks = worker_peaks(client) if client is not None else []
+        peaks, cpus = worker_peaks(client) if client is not None else ([], [])
     return {"losses": losses, "w": w, "w_true": w_true, "seconds": seconds, "peak_client": peak_rss(),
-            "peak_workers": peaks, "error": float(np.linalg.norm(w - w_true) / np.linalg.norm(w_true))}
+            "peak_workers": peaks, "cpu_client": cpu, "cpu_workers": cpus,
+            "error": float(np.linalg.norm(w - w_true) / np.linalg.norm(w_true))}
 
 
 def _progress(steps: int, enabled: bool) -> Any:
@@ -186,7 +194,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report = run(a.rows, a.features, a.chunk_rows, a.steps, a.lr, a.backend, a.cluster, a.workers, a.scheduler,
                  a.timeout, a.seed, not a.no_progress)
     print(f"|w - w_true| / |w_true| = {report['error']:.3e}")
-    print(f"time: {report['seconds']:.2f} s ({report['seconds'] / max(a.steps, 1):.2f} s a step)")
+    line = f"time: {report['seconds']:.2f} s ({report['seconds'] / max(a.steps, 1):.2f} s a step); CPU: client "
+    line += f"{report['cpu_client']:.1f} s"
+    if report["cpu_workers"]:  # (since each worker started: the cluster's own start included)
+        line += ", workers " + ", ".join(f"{c:.1f}" for c in report["cpu_workers"]) + " s"
+    print(line)
     line = f"peak RSS: client {report['peak_client'] / GiB:.2f} GiB"
     if report["peak_workers"]:
         line += "; workers " + ", ".join(f"{b / GiB:.2f}" for b in report["peak_workers"]) + " GiB"
