@@ -10,6 +10,7 @@ cluster's client is passed as `scheduler=` (it is not made Dask's default).
 from __future__ import annotations
 
 import concurrent.futures
+import importlib
 import re
 import time
 
@@ -43,6 +44,7 @@ def client():
             distributed.Client(cluster, timeout=LIMIT, set_as_default=False) as c, \
             dask.config.set(scheduler=on_the_client):
         c.wait_for_workers(2, timeout=LIMIT)
+        c.run(importlib.import_module, "torchlight")  # both workers at once, not each at its first task
         yield c
     assert time.monotonic() - start < 2 * LIMIT, "the cluster tests took too long"
 
