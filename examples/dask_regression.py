@@ -105,7 +105,7 @@ def scheduler(cluster: bool, workers: int, address: str | None, timeout: float) 
     if address is not None:
         try:
             client = Client(address, timeout=f"{timeout}s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:  # (ValueError: a malformed address)
             raise SystemExit(f"error: cannot reach the Dask scheduler at {address} within {timeout:g} s "
                              f"({type(exc).__name__}: {exc})") from None
         with client:
