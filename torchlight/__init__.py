@@ -36,6 +36,7 @@ from torchlight.backends import (
 from torchlight.backends.dtypes import DTYPES as _DTYPES
 from torchlight.backends.dtypes import get_default_dtype, set_default_dtype
 from torchlight.compile import CompileError, compile  # noqa: A004 (torch.compile's name; the function over the package)
+from torchlight.computing import compute, persist
 from torchlight.creation import (
     arange,
     device,
@@ -118,3 +119,4 @@ __all__ += ["cdouble", "cfloat", "device", "double", "float", "int", "long"]
 __all__ += ["empty", "empty_like", "eye", "full_like", "linspace", "logspace", "rand_like", "randn_like"]
 __all__ += list(_DTYPES)
 __all__ += ["CheckpointError", "Generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]
+__all__ += ["compute", "persist"]
