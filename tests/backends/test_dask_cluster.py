@@ -121,11 +121,12 @@ def test_an_index_out_of_range_raises_on_a_worker_as_numpys_index_error(client):
         bounded(tl.compute, picked, scheduler=client)
 
 
-@pytest.mark.xfail(strict=True, reason="cross_entropy checks its labels with a compute in the forward "
-                                       "(nn/functional.py, issue 25); flip once the check is in the graph")
 def test_a_label_out_of_range_in_cross_entropy_raises_on_a_worker_as_on_numpy(client):
     logits, labels = np.zeros((4, 3)), np.array([0, 2, 3, 1])
     expected = numpy_error(lambda: F.cross_entropy(tl.tensor(logits), tl.tensor(labels)))
-    loss = F.cross_entropy(dask_tensor(logits, (2, 3)).requires_grad_(), dask_tensor(labels, (2,)))
-    with pytest.raises(type(expected), match="^" + re.escape(str(expected)) + "$"):
-        bounded(tl.compute, loss, scheduler=client)
+    scores = dask_tensor(logits, (2, 3)).requires_grad_()
+    loss = F.cross_entropy(scores, dask_tensor(labels, (2,)))
+    loss.backward()  # lazy too: the check waits in the loss and in the gradient
+    for computed in (loss, scores.grad):
+        with pytest.raises(type(expected), match="^" + re.escape(str(expected)) + "$"):
+            bounded(tl.compute, computed, scheduler=client)

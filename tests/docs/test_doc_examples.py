@@ -32,7 +32,7 @@ CORE_MODULES = [
     "torchlight.linalg", "torchlight.fft", "torchlight.special", "torchlight.array_api.linalg",
     "torchlight.array_api.fft", "torchlight.array_api.special",
     "torchlight.autograd.gradcheck", "torchlight.autograd.functional", "torchlight.autograd.graph",
-    "torchlight.compile", "torchlight.compile.api", "torchlight.compile.blocking",
+    "torchlight.compile", "torchlight.compile.api", "torchlight.compile.blocking", "torchlight.computing",
 ]
 
 
