@@ -51,16 +51,8 @@ def compute(*tensors: Tensor | None, scheduler: Any = None) -> tuple[Tensor | No
         >>> y.tolist()
         [6.0]
     """
-    lazy = _lazy_positions("compute", tensors)
-    if not lazy:
-        return tuple(tensors)
-    import dask
-
-    arrays = dask.compute(*(tensors[i].data for i in lazy), scheduler=scheduler)  # type: ignore[union-attr]
     out = list(tensors)
-    for i, value in zip(lazy, arrays):
-        t = tensors[i]
-        assert t is not None
+    for i, t, value in _in_one_pass("compute", tensors, scheduler):
         out[i] = Tensor._wrap(_in_memory(t.data, value), t.backend)
     return tuple(out)
 
@@ -85,21 +77,26 @@ def persist(*tensors: Tensor | None, scheduler: Any = None) -> tuple[Tensor | No
         >>> same is w
         True
     """
-    lazy = _lazy_positions("persist", tensors)
-    if not lazy:
-        return tuple(tensors)
-    import dask
-
-    arrays = dask.persist(*(tensors[i].data for i in lazy), scheduler=scheduler)  # type: ignore[union-attr]
     out = list(tensors)
-    for i, array in zip(lazy, arrays):
-        t = tensors[i]
-        assert t is not None
+    for i, t, array in _in_one_pass("persist", tensors, scheduler):
         if t.history is None:
             t.data = array  # the same values: not a write (a backward that saved `t` still may run)
         else:
             out[i] = Tensor._wrap(array, t.backend)
     return tuple(out)
+
+
+def _in_one_pass(fn: str, tensors: tuple[Tensor | None, ...], scheduler: Any) -> list[tuple[int, Tensor, Any]]:
+    """(position, tensor, result) for each lazy tensor, Dask's `fn` ("compute" or "persist") run once
+    over all their arrays; nothing (and no Dask import) when none is lazy."""
+    lazy = _lazy_positions(fn, tensors)
+    if not lazy:
+        return []
+    import dask
+
+    chosen = [t for t in (tensors[i] for i in lazy) if t is not None]
+    results = getattr(dask, fn)(*(t.data for t in chosen), scheduler=scheduler)
+    return list(zip(lazy, chosen, results))
 
 
 def _lazy_positions(fn: str, tensors: tuple[Any, ...]) -> list[int]:
