@@ -556,3 +556,26 @@ add("group_norm", lambda x, w=None, b=None, num_groups=1, eps=1e-5: nnF.group_no
      Case("spatial", ((2, 6, 2, 2),), kwargs={"num_groups": 3}),
      Case("not_divisible", ((2, 3),), kwargs={"num_groups": 2}, raises=ValueError, match="divisible by num_groups")),
     ("Sqrt",))
+
+
+def _negative_values(xp: Any, x: Any) -> bool:
+    return bool(xp.any(x < 0))
+
+
+def _judge_no_negative_values(parts: list[bool]) -> None:
+    if any(parts):
+        raise ValueError("checked: a negative value")
+
+
+# The value check a lazy backend folds into the graph (binary_cross_entropy's on Dask): x unchanged, its
+# gradient passed through, the check's error raised (at the call eagerly; when computed on Dask)
+OPS.append(OpInfo(
+    "CheckedValues", lambda x: AF.CheckedValues.apply(x, (), _negative_values, _judge_no_negative_values),
+    lambda x: x, (
+        Case("passes", ((3, 4),), domain=D.positive),
+        Case("empty", ((0, 3),)),
+        Case("negative", ((3,),), domain=D.fixed([1.0, -2.0, 3.0]), raises=ValueError,
+             match="checked: a negative value",
+             skips={"dask": "on Dask the check raises when the value is computed (tests/backends/"
+                            "test_dask_laziness.py runs it so)"}),
+    ), function="CheckedValues", area="nn"))
