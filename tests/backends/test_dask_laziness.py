@@ -182,7 +182,7 @@ def test_the_data_dependent_cases_are_refused_at_the_call_naming_the_op():
 def _model_cases():
     nn = tl.nn
     rng = np.random.default_rng(3)
-    seq = rng.standard_normal((5, 2, 3))  # (time, batch, features)
+    seq = rng.standard_normal((3, 2, 3))  # (time, batch, features)
     return {
         "Linear+Tanh+Softmax": (lambda: nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2), nn.Softmax(-1)),
                                 rng.standard_normal((6, 3))),
