@@ -123,10 +123,10 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
     """`steps` with each fusable run of two or more ops one step (see the module); `keep`: the
     registers that outlive the list; `meta`: each register's shape and dtype. Unchanged where
     the backend has no kernel maker (or its library is missing)."""
-    make = kernel_maker(backend) if ENABLED else None
-    if make is None or len(steps) < 2:
-        return steps
-    if not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
+    if not ENABLED or len(steps) < 2 or not any(math.prod(m[0]) >= MIN_ELEMENTS for m in meta.values()):
+        return steps  # (before kernel_maker: a program of small arrays never imports the kernel library)
+    make = kernel_maker(backend)
+    if make is None:
         return steps
     vml = make is _numexpr_kernel and _numexpr_vml()
     trees: dict[Tensor, Tree] = {}   # per fusable step's register: its expression of its own arguments
