@@ -1,4 +1,4 @@
-"""Every `>>>` example in README.md and docs/*.md runs and prints what the page says."""
+"""Every `>>>` example in README.md and the site's pages (docs/, every folder) runs and prints what the page says."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_examples(page: Path) -> None:
     result = doctest.testfile(
         str(page),
