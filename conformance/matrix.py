@@ -69,7 +69,8 @@ def load(paths: list[str]) -> list[dict[str, Any]]:
 
 def render(reports: list[dict[str, Any]], names: list[str] | None = None) -> str:
     """The markdown page for `reports` (one column per report)."""
-    lines = [HEADER.format(reports=" ".join(names or ["REPORT.json ..."])), "## Summary", ""]
+    lines = [HEADER.format(reports=" ".join(names or ["REPORT.json ..."])), "## Summary", "",
+             f"Made at commit {_commits(reports)}.", ""]
     for r in reports:
         extra = f" — not usable here: {r['unusable']}" if r.get("unusable") else ""
         device = f" --device {r['device']}" if r["device"] else ""
@@ -78,6 +79,14 @@ def render(reports: list[dict[str, Any]], names: list[str] | None = None) -> str
                      f" in {r['seconds']} s (`{command}`){extra}")
     lines += ["", "## Ops", "", _table(reports), "", _failures(reports), _database_notes()]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _commits(reports: list[dict[str, Any]]) -> str:
+    """`abc1234` when every report was run at one commit, else each target's ("unknown" for old reports)."""
+    commits = [r.get("commit", "unknown") for r in reports]
+    if len(set(commits)) == 1:
+        return f"`{commits[0]}`"
+    return ", ".join(f"`{c}` ({r['target']})" for c, r in zip(commits, reports))
 
 
 def _cells(report: dict[str, Any]) -> dict[str, str]:

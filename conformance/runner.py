@@ -11,8 +11,10 @@ Example:
 from __future__ import annotations
 
 import platform
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
@@ -108,6 +110,19 @@ def _print_details(results: list[Result], out: IO[str]) -> None:
             print(f"  {count} x {reason}", file=out)
 
 
+def _commit() -> str:
+    """The checkout's commit, `+changes` when its tracked files differ from it; "unknown" outside git."""
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=here,
+                             check=False, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=here, check=False, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (rev + ("+changes" if dirty else "")) if rev else "unknown"
+
+
 def _report(backend: str, device: str | None, label: str, dtypes: list[str], pattern: str | None,
             unusable: str | None, ops: list[OpInfo], results: list[Result], seconds: float) -> dict[str, Any]:
     summary = {status: sum(r.status == status for r in results) for status in ("passed", "failed", "skipped")}
@@ -120,6 +135,7 @@ def _report(backend: str, device: str | None, label: str, dtypes: list[str], pat
         "pattern": pattern,
         "unusable": unusable,
         "versions": {"torchlight": tl.__version__, "numpy": np.__version__, "python": platform.python_version()},
+        "commit": _commit(),
         "ops": [{"name": op.name, "area": op.area, "method": op.method, "functions": list(op.functions()),
                  "cases": len(op.cases)} for op in ops],
         "results": [r.as_dict() for r in results],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -273,6 +275,18 @@ def test_matrix_has_ops_as_rows_and_targets_as_columns(tmp_path):
     assert "0 passed, 0 failed, 15 skipped" in text
     cli.main(["--matrix", *_dump(tmp_path, reports), "--output", str(tmp_path / "m.md")])
     assert (tmp_path / "m.md").read_text().count("| `exp` |") == 1
+
+
+def test_matrix_is_stamped_with_the_commit_its_reports_were_run_at():
+    report = run("numpy", "cpu", ["float64"], "exp", out=io.StringIO())
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).parent, check=False).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout: the report's commit is 'unknown'")
+    assert report["commit"].split("+")[0] == head
+    assert f"Made at commit `{report['commit']}`." in render([report])
+    older = dict(report, commit="0123abc", target="numpy/other")
+    assert f"`{report['commit']}` (numpy/cpu), `0123abc` (numpy/other)" in render([report, older])
 
 
 def _dump(tmp_path, reports):
