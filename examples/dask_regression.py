@@ -152,12 +152,13 @@ def run(rows: int = 1_000_000, features: int = 100, chunk_rows: int = 100_000, s
 
 
 def _progress(steps: int, enabled: bool) -> Any:
-    """A tqdm bar over the steps, or a stand-in that prints only the lines written to it."""
+    """A tqdm bar over the steps on a terminal, or a stand-in that prints only the lines written to it
+    (in a log or a pipe a bar would be a flood of carriage returns)."""
     try:
         from tqdm import tqdm
     except ImportError:
         enabled = False
-    if enabled:
+    if enabled and sys.stderr.isatty():
         return tqdm(total=steps, unit="step", file=sys.stderr)
 
     class Lines:

@@ -2,9 +2,10 @@
 
 The data ship with scikit-learn (`sklearn.datasets.load_digits`, 1797 images,
 no download). Both models train with Adam on minibatches, a tqdm bar per
-epoch; the script prints the test accuracy of each, writes a PNG of the loss
-and accuracy curves, then saves each model with `tl.save` (safetensors),
-loads it into a fresh model and checks that the predictions are identical.
+epoch (on a terminal only: a log gets one line an epoch); the script prints
+the test accuracy of each, writes a PNG of the loss and accuracy curves,
+then saves each model with `tl.save` (safetensors), loads it into a fresh
+model and checks that the predictions are identical.
 
     pip install -e ".[examples]"
     python examples/digits.py                       # NumPy backend, about ten seconds
@@ -98,7 +99,8 @@ def train(model: nn.Module, data: dict[str, tl.Tensor], *, epochs: int, lr: floa
         model.train()
         order = rng.permutation(n)
         batches = range(0, n, batch)
-        bar = tqdm(batches, desc=f"{label} epoch {epoch}/{epochs}", leave=False, disable=not progress,
+        # disable=None: tqdm draws only on a terminal, so a log or a pipe gets the epoch lines alone
+        bar = tqdm(batches, desc=f"{label} epoch {epoch}/{epochs}", leave=False, disable=None if progress else True,
                    unit="batch")
         for start in bar:
             index = tl.tensor(order[start:start + batch], backend=x.backend)

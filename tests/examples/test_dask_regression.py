@@ -25,10 +25,12 @@ def load_example():
 
 def test_the_lazy_fit_on_threads_gives_numpys_losses(capsys):
     example = load_example()
-    args = ["--rows", "2000", "--features", "5", "--chunk-rows", "500", "--steps", "2", "--no-progress"]
+    args = ["--rows", "2000", "--features", "5", "--chunk-rows", "500", "--steps", "2"]
     lazy = example.main(args)
-    eager = example.main([*args, "--backend", "numpy"])
-    out = capsys.readouterr().out
+    eager = example.main([*args, "--backend", "numpy", "--no-progress"])
+    printed = capsys.readouterr()
+    out = printed.out
+    assert "\r" not in printed.err and "step/s" not in printed.err  # no bar drawn into what is not a terminal
     assert "on Dask's threads" in out and "on NumPy" in out and out.count("peak RSS: client") == 2
     assert len(lazy["losses"]) == 2 and lazy["losses"][1] < lazy["losses"][0] / 2
     np.testing.assert_allclose(lazy["losses"], eager["losses"], rtol=1e-12)

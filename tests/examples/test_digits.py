@@ -29,9 +29,13 @@ def load_example():
     return module
 
 
-def test_one_epoch_learns_and_checkpoints_round_trip(tmp_path):
+def test_one_epoch_learns_and_checkpoints_round_trip(tmp_path, capsys):
     digits = load_example()
-    results = digits.run(epochs=1, seed=0, out=str(tmp_path), make_plot=False, progress=False)
+    results = digits.run(epochs=1, seed=0, out=str(tmp_path), make_plot=False, progress=True)
+    # captured output is not a terminal: the epoch lines are printed, the bars are not drawn
+    printed = capsys.readouterr()
+    assert "\r" not in printed.err and "batch/s" not in printed.err, printed.err[:200]
+    assert printed.out.count("epoch  1: train loss") == 2, printed.out
     x_test = tl.tensor(digits.load_data(0)["x_test"])
     for name, (make, _, _) in digits.MODELS.items():
         losses = results["histories"][name]["train_loss"]
