@@ -9,7 +9,7 @@ first run) is reported apart.
 Usage (the OpenBLAS variables some machines set slow NumPy down; unset them
 for the benchmark only):
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m bench           # full, writes bench/RESULTS.md
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m bench           # full, writes docs/benchmarks.md
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m bench --quick   # < 2 minutes
     python -m bench --only W1,W3 --json out.json --threads 2
     python -m bench --backend cupy     # W1-W3, W6 on the GPU vs PyTorch CUDA (bench/RESULTS-cupy.md)
@@ -65,7 +65,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="fewer rounds (under 2 minutes)")
     p.add_argument("--json", metavar="PATH", help="also save every sample and summary as JSON")
     p.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP/PyTorch threads (default 1)")
-    p.add_argument("--only", metavar="W1,W3", help="run only these workloads (no RESULTS.md)")
+    p.add_argument("--only", metavar="W1,W3", help="run only these workloads (no results page)")
     p.add_argument("--backend", choices=("numpy", "cupy"), default="numpy",
                    help="cupy: W1-W3 and W6 on the GPU against PyTorch CUDA")
     p.add_argument("--scale", type=int, default=1, help="W2's batch, W3's length and W6's batch times this "
@@ -73,7 +73,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--torch-compile", action="store_true", help="also time torch.compile of PyTorch's loss "
                    "(W2, W3, W6; its compiler needs a C++ or CUDA toolchain)")
     p.add_argument("--results", metavar="PATH", help="where to write the Markdown results "
-                   "(default bench/RESULTS.md, or RESULTS-cupy.md; only full runs of every workload)")
+                   "(default docs/benchmarks.md, or bench/RESULTS-cupy.md; only full runs of every workload)")
     return p.parse_args(argv)
 
 
@@ -242,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"meta": meta, "workloads": summaries}, indent=1))
     results = args.results or (None if args.only or args.quick else
-                               HERE / ("RESULTS.md" if env.backend == "numpy" else "RESULTS-cupy.md"))
+                               (HERE.parent / "docs" / "benchmarks.md" if env.backend == "numpy"
+                                else HERE / "RESULTS-cupy.md"))
     if results:
         Path(results).write_text(report.markdown(meta, summaries))
         print(f"wrote {results}")
