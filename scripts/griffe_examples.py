@@ -29,7 +29,7 @@ class ExampleSections(griffe.Extension):
 
     def on_attribute_instance(self, *, node: Any, attr: griffe.Attribute, **kwargs: Any) -> None:
         value = getattr(node, "obj", None)
-        if attr.docstring is not None and not callable(value):
-            inherited = inspect.cleandoc(type(value).__doc__ or "")
-            if inherited and attr.docstring.value.strip() == inherited.strip():
+        inherited = getattr(type(value), "__doc__", None)  # (a descriptor on some builtin types)
+        if attr.docstring is not None and not callable(value) and isinstance(inherited, str) and inherited:
+            if attr.docstring.value.strip() == inspect.cleandoc(inherited).strip():
                 attr.docstring = None

@@ -12,6 +12,7 @@ page of its own.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import re
 from pathlib import Path
@@ -130,6 +131,20 @@ def test_every_entry_has_a_docstring_with_an_example(page):
 def test_every_entry_names_a_public_thing():
     wrong = [f"{dotted} ({page.name})" for dotted, page in entries().items() if resolve(dotted) is None]
     assert not wrong, f"entries that are not a public name of a public module: {wrong}"
+
+
+def test_no_entry_is_also_a_module_path():
+    # `::: torchlight.tensor` would render the module torchlight.tensor, not the function tl.tensor:
+    # such an entry names the function where it is defined (`::: torchlight.creation.tensor`)
+    clashes = []
+    for dotted, page in entries().items():
+        try:
+            spec = importlib.util.find_spec(dotted)
+        except (ImportError, AttributeError, ValueError):
+            spec = None
+        if spec is not None and not inspect.ismodule(resolve(dotted)):
+            clashes.append(f"{dotted} ({page.name}): write ::: {defined_at(resolve(dotted))}")
+    assert not clashes, f"entries that mkdocstrings would read as a module: {clashes}"
 
 
 def test_every_page_is_in_the_navigation():
