@@ -242,8 +242,9 @@ def randn(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = Non
 def _random(kind: str, shape: Any, backend: Any, device: Any, dtype: Any, requires_grad: bool,
             generator: Any) -> Tensor:
     """`rand`/`randn`: an integer or boolean `dtype` is a TypeError (as NumPy's and PyTorch's),
-    where samples drawn as floats and cast would be all zeros (or all True)."""
-    be = backends.get(backend)
+    where samples drawn as floats and cast would be all zeros (or all True). A PyTorch device string
+    picks the backend as the other factories do ("cuda" is CuPy's GPU)."""
+    be = backends.get(_backend_of_device(backend, device))
     if dtype is not None and not be.is_floating(be.resolve_dtype(dtype)):
         raise TypeError(f"{kind}: samples need a floating dtype, not {dtype!r} (draw floats and round, "
                         "or compare them with a threshold, for integers or masks)")

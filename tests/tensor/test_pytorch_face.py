@@ -157,6 +157,9 @@ def test_to_takes_a_dtype_and_pytorchs_device_strings():
             tl.tensor([1.0]).to("cuda")
         with pytest.raises(tl.BackendUnavailableError, match="CuPy"):
             tl.zeros(2, device="cuda:1")
+        for factory in (tl.rand, tl.randn):  # the random factories read a device string as the others do
+            with pytest.raises(tl.BackendUnavailableError, match="CuPy"):
+                factory(2, device="cuda")
 
 
 def test_a_torch_tensors_own_cpu_stays_on_torch():
