@@ -11,6 +11,7 @@ page of its own.
 
 from __future__ import annotations
 
+import doctest
 import importlib
 import importlib.util
 import inspect
@@ -126,6 +127,26 @@ def test_every_entry_has_a_docstring_with_an_example(page):
     assert not undocumented, f"{page}: no docstring for {undocumented}"
     without_example = [n for n, v in values.items() if ">>>" not in (v.__doc__ or "")]
     assert not without_example, f"{page}: no example in the docstring of {without_example}"
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in API.glob("*.md")))
+def test_every_entrys_example_runs_and_prints_what_it_says(page):
+    # the example on the page is the docstring's own: run it here, whichever module's tests also do
+    parser, failures, attempted = doctest.DocTestParser(), [], 0
+    for dotted, where in entries().items():
+        value = resolve(dotted)
+        if where.name != page or value is None or ">>>" not in (value.__doc__ or ""):
+            continue
+        # the globals doctest.testmod would give it: its defining module's
+        defining = importlib.import_module(getattr(value, "__module__", None) or dotted.rpartition(".")[0])
+        test = parser.get_doctest(value.__doc__, dict(vars(defining)), dotted, None, 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        result = runner.run(test, out=lambda text: None)
+        attempted += result.attempted
+        if result.failed:
+            failures.append(dotted)
+    assert not failures, f"{page}: the examples of {failures} fail (run them with doctest to see how)"
+    assert attempted > 0
 
 
 def test_every_entry_names_a_public_thing():
