@@ -119,7 +119,7 @@ def test_every_public_name_has_an_entry(name):
     assert not missing, f"{page_of(name).relative_to(ROOT)} lacks an entry for {missing}"
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in API.glob("*.md")))
+@pytest.mark.parametrize("page", sorted({p.name for p in entries().values()}))
 def test_every_entry_has_a_docstring_with_an_example(page):
     values = {dotted: resolve(dotted) for dotted, where in entries().items() if where.name == page}
     values = {dotted: value for dotted, value in values.items() if value is not None}
@@ -129,7 +129,7 @@ def test_every_entry_has_a_docstring_with_an_example(page):
     assert not without_example, f"{page}: no example in the docstring of {without_example}"
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in API.glob("*.md")))
+@pytest.mark.parametrize("page", sorted({p.name for p in entries().values()}))
 def test_every_entrys_example_runs_and_prints_what_it_says(page):
     # the example on the page is the docstring's own: run it here, whichever module's tests also do
     parser, failures, attempted = doctest.DocTestParser(), [], 0
