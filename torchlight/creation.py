@@ -42,6 +42,20 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     grad is refused, since the result would silently carry no gradient:
     pass `x.detach()` for its values. A `device=x.device` (a `Device`) names
     its backend too.
+
+    Example:
+        >>> import numpy as np
+        >>> import torchlight as tl
+        >>> tl.tensor([[1, 2], [3, 4]]).dtype, tl.tensor(2.5)
+        (dtype('int64'), tensor(2.5))
+        >>> a = np.arange(3.0)
+        >>> tl.tensor(a).data is a, tl.tensor(a, dtype="float32").data is a  # wrapped; a new dtype copies
+        (True, False)
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> tl.tensor(x)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: tl.tensor(x) of a tensor that requires grad: the result would carry no gradient. ...
     """
     backend = _backend_of_device(backend, device)
     if isinstance(data, Tensor):
@@ -167,13 +181,29 @@ def _make(fill: str, shape: Any, value: Any, backend: Any, device: Any, dtype: A
 
 def zeros(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
           requires_grad: bool = False) -> Tensor:
-    """A tensor of zeros (default dtype: the backend's default float)."""
+    """A tensor of zeros (default dtype: the backend's default float).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+        >>> tl.zeros((2, 3)).shape, tl.zeros(2, dtype=tl.int64).dtype  # sizes, or one tuple of them
+        ((2, 3), dtype('int64'))
+    """
     return _make("zeros", shape, None, backend, device, dtype, requires_grad)
 
 
 def ones(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
          requires_grad: bool = False) -> Tensor:
-    """A tensor of ones."""
+    """A tensor of ones (default dtype: the backend's default float).
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.ones(3, requires_grad=True)
+        >>> w, w.is_leaf
+        (tensor([1., 1., 1.], requires_grad=True), True)
+    """
     return _make("ones", shape, None, backend, device, dtype, requires_grad)
 
 
@@ -196,19 +226,42 @@ def _like(fill: str, t: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
 
 
 def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Zeros of `t`'s shape, backend, device and dtype."""
+    """Zeros of `t`'s shape, backend, device and dtype.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([[1, 2], [3, 4]], dtype="float32")
+        >>> z = tl.zeros_like(x)
+        >>> z.shape, z.dtype, z.tolist()
+        ((2, 2), dtype('float32'), [[0.0, 0.0], [0.0, 0.0]])
+    """
     return _like("zeros_like", t, dtype, requires_grad)
 
 
 def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Ones of `t`'s shape, backend, device and dtype."""
+    """Ones of `t`'s shape, backend, device and dtype (or `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([[1.5, 2.5]])
+        >>> tl.ones_like(x), tl.ones_like(x, dtype="int64")
+        (tensor([[1., 1.]]), tensor([[1, 1]]))
+    """
     return _like("ones_like", t, dtype, requires_grad)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1, *, backend: Any = None,
            device: Any = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Evenly spaced values in [start, stop); a float argument gives the
-    backend's default float (float64 where the device has it, on torch too)."""
+    """Evenly spaced values in `[start, stop)`; a float argument gives the
+    backend's default float (float64 where the device has it, on torch too).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.arange(5), tl.arange(1, 2, 0.25)
+        (tensor([0, 1, 2, 3, 4]), tensor([1.  , 1.25, 1.5 , 1.75]))
+        >>> tl.arange(3.0).dtype  # a float argument: the default float
+        dtype('float64')
+    """
     be = backends.get(_backend_of_device(backend, device))
     # NumPy scalars count as the Python numbers they hold (np.float32(0.25) is a float step)
     start, stop, step = _plain(start), _plain(stop), _plain(step)
@@ -229,13 +282,36 @@ def _plain(v: Any) -> Any:
 
 def rand(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
          requires_grad: bool = False, generator: Any = None) -> Tensor:
-    """Uniform samples in [0, 1) from the backend's generator (see `manual_seed`); a floating dtype only."""
+    """Uniform samples in `[0, 1)` from the backend's generator (see `manual_seed`); a floating dtype only.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.manual_seed(0)
+        >>> x = tl.rand(2, 3)
+        >>> x.shape, bool(((x >= 0) & (x < 1)).all())
+        ((2, 3), True)
+        >>> tl.manual_seed(0)
+        >>> tl.rand(2, 3).tolist() == x.tolist()  # the same seed, the same samples
+        True
+    """
     return _random("rand", shape, backend, device, dtype, requires_grad, generator)
 
 
 def randn(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = None,
           requires_grad: bool = False, generator: Any = None) -> Tensor:
-    """Standard normal samples from the backend's generator (see `manual_seed`); a floating dtype only."""
+    """Standard normal samples from the backend's generator (see `manual_seed`); a floating dtype only.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.manual_seed(0)
+        >>> x = tl.randn(10_000)
+        >>> abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
+        (True, True)
+        >>> tl.randn(2, dtype="int64")
+        Traceback (most recent call last):
+        ...
+        TypeError: randn: samples need a floating dtype, not 'int64' ...
+    """
     return _random("randn", shape, backend, device, dtype, requires_grad, generator)
 
 
@@ -317,7 +393,14 @@ def empty(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = Non
 
 
 def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`empty` of `t`'s shape, backend, device and dtype."""
+    """`empty` of `t`'s shape, backend, device and dtype (or `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> e = tl.empty_like(tl.ones(2, 3, dtype="float32"))
+        >>> e.shape, e.dtype
+        ((2, 3), dtype('float32'))
+    """
     return _like("zeros_like", t, dtype, requires_grad)
 
 
@@ -334,12 +417,26 @@ def full_like(t: Tensor, fill_value: bool | int | float, *, dtype: Any = None, r
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`rand` of `t`'s shape, backend, device and dtype (or `dtype`)."""
+    """`rand` of `t`'s shape, backend, device and dtype (or `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> r = tl.rand_like(tl.zeros(4, dtype="float32"))
+        >>> r.shape, r.dtype, bool(((r >= 0) & (r < 1)).all())
+        ((4,), dtype('float32'), True)
+    """
     return _random("rand", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
 
 
 def randn_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """`randn` of `t`'s shape, backend, device and dtype (or `dtype`)."""
+    """`randn` of `t`'s shape, backend, device and dtype (or `dtype`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> r = tl.randn_like(tl.zeros(2, 2))
+        >>> r.shape, r.dtype
+        ((2, 2), dtype('float64'))
+    """
     return _random("randn", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
 
 

@@ -40,7 +40,16 @@ _state = _State()
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops on this thread record history for backward."""
+    """Whether ops on this thread record history for backward.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.is_grad_enabled()
+        True
+        >>> with tl.no_grad():
+        ...     tl.is_grad_enabled()
+        False
+    """
     return _state.enabled
 
 
@@ -115,13 +124,37 @@ def _steps_in_mode(gen: Generator, mode: bool) -> Generator:
 
 
 class no_grad(_GradMode):
-    """Ops inside record no history: `with tl.no_grad(): ...` or `@tl.no_grad()`."""
+    """Ops inside record no history: `with tl.no_grad(): ...` or `@tl.no_grad()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> with tl.no_grad():
+        ...     y = w * 2
+        >>> y.requires_grad
+        False
+        >>> @tl.no_grad()
+        ... def predict(x):
+        ...     return x * w
+        >>> predict(tl.tensor([3.0, 4.0])).requires_grad
+        False
+    """
 
     mode = False
 
 
 class enable_grad(_GradMode):
-    """Ops inside record history again, even within `no_grad`."""
+    """Ops inside record history again, even within `no_grad`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0], requires_grad=True)
+        >>> with tl.no_grad():
+        ...     with tl.enable_grad():
+        ...         y = x * 2
+        >>> y.requires_grad
+        True
+    """
 
     mode = True
 

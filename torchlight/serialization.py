@@ -254,6 +254,20 @@ def load(path: str | os.PathLike, *, backend: Any = None, device: Any = None) ->
     file that is truncated, corrupt or not safetensors at all, or whose tree
     (see the module docstring) is malformed. A bfloat16 entry loads on the
     torch backend only (NumPy has no bfloat16): elsewhere a TypeError.
+
+    Example:
+        >>> import os, tempfile
+        >>> import torchlight as tl
+        >>> path = os.path.join(tempfile.mkdtemp(), "state.safetensors")
+        >>> tl.save({"w": tl.tensor([1.0, 2.0]), "step": 3}, path)
+        >>> tl.load(path)
+        {'w': tensor([1., 2.]), 'step': 3}
+        >>> tl.load(path, backend="array_api_strict")["w"]
+        tensor([1., 2.], backend='array_api_strict')
+        >>> tl.load(os.path.join(tempfile.mkdtemp(), "missing.safetensors"))
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: tl.load: no checkpoint file at '...missing.safetensors'
     """
     st = _safetensors_numpy()
     path = os.fspath(path)

@@ -107,7 +107,20 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
     """An array of a backend, its gradient, and the History that made it.
 
     Make tensors with `tl.tensor(...)` or the factories; ops return new
-    Tensors. See the module docstring for an example.
+    Tensors, and those made from a tensor that requires grad record the
+    History that `backward` walks.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> x, y
+        (tensor([1., 2., 3.], requires_grad=True), tensor(14., grad_fn=<Sum>))
+        >>> x.shape, str(x.dtype), x.is_leaf, y.is_leaf
+        ((3,), 'float64', True, False)
+        >>> y.backward()
+        >>> x.grad
+        tensor([2., 4., 6.])
     """
 
     # `_replaced_at` is set only once the tensor is changed in place (`_replace_data`, `_write`), and

@@ -44,6 +44,19 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, *, retain_graph: b
     Nothing is accumulated into `.grad`. Each result is its own array: a
     gradient the engine passed on unchanged to two inputs, or a seed that
     reaches an input as it is, is copied rather than shared.
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> w = tl.tensor([3.0, 4.0], requires_grad=True)
+        >>> tl.autograd.grad((x * w).sum(), [x, w])
+        (tensor([3., 4.]), tensor([1., 2.]))
+        >>> tl.autograd.grad(x * 2, x, grad_outputs=tl.tensor([1.0, 10.0]))  # a vector-Jacobian product
+        (tensor([ 2., 20.]),)
+        >>> tl.autograd.grad((x * x).sum(), [x, w], allow_unused=True)  # w does not reach it
+        (tensor([2., 4.]), None)
+        >>> x.grad is None and w.grad is None
+        True
     """
     outputs = _tensors("outputs", outputs)
     inputs = _tensors("inputs", inputs)

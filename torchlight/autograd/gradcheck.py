@@ -35,6 +35,11 @@ def central_difference(f: Callable, *vals: float, arg: int = 0, epsilon: float =
     """(f(.., x + eps, ..) - f(.., x - eps, ..)) / (2 eps) in argument `arg`.
 
     `f` may return a float, a `Value` or a one-element Tensor.
+
+    Example:
+        >>> from torchlight.autograd import central_difference
+        >>> round(central_difference(lambda a, b: a * b * b, 3.0, 4.0, arg=1), 6)  # d(a b^2)/db = 2 a b
+        24.0
     """
     up = list(vals)
     down = list(vals)
@@ -44,7 +49,25 @@ def central_difference(f: Callable, *vals: float, arg: int = 0, epsilon: float =
 
 
 class GradcheckError(AssertionError):
-    """A backward that disagrees with central differences."""
+    """A backward that disagrees with central differences (an AssertionError).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import Function, gradcheck
+        >>> class WrongSquare(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, a):
+        ...         ctx.save_for_backward(a)
+        ...         return a * a
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         (a,) = ctx.saved_tensors
+        ...         return g * a  # should be 2 * g * a
+        >>> gradcheck(WrongSquare.apply, tl.tensor([1.0, 2.0], requires_grad=True))
+        Traceback (most recent call last):
+        ...
+        torchlight.autograd.gradcheck.GradcheckError: input 0, element 0: backward gives 0.12..., central ...
+    """
 
 
 def _host64(t: Any) -> np.ndarray:
@@ -145,6 +168,17 @@ def gradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: float 
     otherwise nothing would be checked). fn may return a tuple of Tensors, as
     PyTorch's gradcheck allows: its floating-point outputs are checked
     together (flattened and concatenated).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import gradcheck
+        >>> x = tl.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+        >>> w = tl.tensor([1.0, 3.0])  # held fixed: it does not require grad
+        >>> gradcheck(lambda a, b: (a @ b).sigmoid(), x, w)
+        True
+        >>> zero = tl.tensor([0.0], requires_grad=True)  # relu's kink: its backward says 0, differences 0.5
+        >>> gradcheck(lambda a: a.relu(), zero, raise_exception=False)
+        False
     """
     _require_some_grad("gradcheck", inputs)
     return _check(fn, inputs, _tolerances(inputs, eps, atol, rtol), full_jacobian_max, seed, raise_exception)
@@ -213,6 +247,12 @@ def gradgradcheck(fn: Callable, *inputs: Any, eps: float | None = None, atol: fl
       backward that is not differentiable in its incoming gradient (say
       `g.detach()`), which `torchlight.func.jvp` (reverse-over-reverse)
       relies on, at the cost of two calls of fn.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import gradgradcheck
+        >>> gradgradcheck(lambda t: (t ** 3).tanh(), tl.tensor([0.5, -1.0], requires_grad=True))
+        True
     """
     _require_some_grad("gradgradcheck", inputs)
     tolerances = _tolerances(inputs, eps, atol, rtol)

@@ -60,7 +60,13 @@ _BUILTIN: dict[str, type[Backend]] = {
 
 
 def backend_class(name: str) -> type[Backend]:
-    """The class of built-in backend `name` (its library is not imported)."""
+    """The class of built-in backend `name` (its library is not imported).
+
+    Example:
+        >>> from torchlight import backends
+        >>> backends.backend_class("torch").__name__
+        'TorchBackend'
+    """
     return _BUILTIN[name]
 
 
@@ -75,7 +81,23 @@ _factories: dict[str, Callable[[], Backend]] = {name: _builtin(name) for name in
 
 
 def register(name: str, factory: Callable[[], Backend] | Backend) -> None:
-    """Register a backend under `name` (a Backend or a zero-argument factory)."""
+    """Register a backend under `name` (a Backend or a zero-argument factory).
+
+    The factory is called when the backend is first asked for; registering
+    a name again replaces it.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight import backends
+        >>> from torchlight.backends.generic import ArrayAPIBackend
+        >>> backends.register("plain_numpy", lambda: ArrayAPIBackend("plain_numpy", library="numpy"))
+        >>> x = tl.tensor([1.0, 2.0], backend="plain_numpy", requires_grad=True)
+        >>> x.backend
+        Backend('plain_numpy')
+        >>> (x * x).sum().backward()
+        >>> x.grad.tolist()
+        [2.0, 4.0]
+    """
     if isinstance(factory, Backend):
         instance = factory
         _factories[name] = lambda: instance
@@ -90,6 +112,15 @@ def get(name: str | Backend | None = None) -> Backend:
 
     Raises `BackendError` for an unknown name (listing the known ones) and
     `BackendUnavailableError` when the library cannot run here.
+
+    Example:
+        >>> from torchlight import backends
+        >>> backends.get("numpy"), backends.get() is backends.get("numpy")  # (numpy: the default)
+        (Backend('numpy'), True)
+        >>> backends.get("nunpy")
+        Traceback (most recent call last):
+        ...
+        torchlight.backends.errors.BackendError: unknown backend 'nunpy'; known backends: ...
     """
     if isinstance(name, Backend):
         return name
@@ -109,7 +140,18 @@ def get(name: str | Backend | None = None) -> Backend:
 
 
 def of(array: Any) -> Backend:
-    """The Backend of an existing array of any supported library."""
+    """The Backend of an existing array of any supported library.
+
+    Example:
+        >>> import numpy as np
+        >>> from torchlight import backends
+        >>> backends.of(np.ones(3))
+        Backend('numpy')
+        >>> backends.of([1.0, 2.0])
+        Traceback (most recent call last):
+        ...
+        torchlight.backends.errors.BackendError: no backend for an object of type list
+    """
     backend = _by_type.get(type(array))
     if backend is not None:
         return backend
@@ -122,7 +164,18 @@ def of(array: Any) -> Backend:
 
 
 def available() -> dict[str, tuple[bool, str]]:
-    """Every known backend with (usable, reason) — reason is "" when usable."""
+    """Every known backend with (usable, reason) — reason is "" when usable.
+
+    Asking makes each backend that can run (importing its library).
+
+    Example:
+        >>> from torchlight import backends
+        >>> usable = backends.available()
+        >>> usable["numpy"]
+        (True, '')
+        >>> {"numpy", "cupy", "array_api_strict", "torch", "jax", "dask"} <= set(usable)
+        True
+    """
     result = {}
     for name in _factories:
         try:
@@ -135,25 +188,54 @@ def available() -> dict[str, tuple[bool, str]]:
 
 
 def set_default_backend(name: str) -> None:
-    """Make `name` the backend of tensors made from Python data."""
+    """Make `name` the backend of tensors made from Python data.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.set_default_backend("array_api_strict")
+        >>> tl.tensor([1.0]).backend, tl.get_default_backend()
+        (Backend('array_api_strict'), 'array_api_strict')
+        >>> tl.set_default_backend("numpy")  # (back to the initial default)
+    """
     get(name)
     _default[0] = name
 
 
 def get_default_backend() -> str:
-    """The name of the backend used when none is given (initially "numpy")."""
+    """The name of the backend used when none is given (initially "numpy").
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.get_default_backend()
+        'numpy'
+    """
     return _default[0]
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the random generator of every backend, now and when first made."""
+    """Seed the random generator of every backend, now and when first made.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.manual_seed(42)
+        >>> a = tl.randn(3)
+        >>> tl.manual_seed(42)
+        >>> tl.randn(3).tolist() == a.tolist()
+        True
+    """
     _seed[:] = [seed]
     for instance in _instances.values():
         instance.seed(seed)
 
 
 def instances() -> list[Backend]:
-    """The backends made so far in this process (a recorder puts back each one's random state)."""
+    """The backends made so far in this process (a recorder puts back each one's random state).
+
+    Example:
+        >>> from torchlight import backends
+        >>> backends.get("numpy") in backends.instances()
+        True
+    """
     return list(_instances.values())
 
 
@@ -182,7 +264,20 @@ def set_rng_states(states: dict[str, Any]) -> None:
     puts back the seed, and reseeds from it a backend made since (as it was
     when first made), and passes over a backend it names that cannot run
     here (nothing here draws from it); a backend's own state touches that
-    backend only, and must name one that runs. On bad data nothing changes."""
+    backend only, and must name one that runs. On bad data nothing changes.
+
+    Example:
+        >>> import torchlight as tl
+        >>> state = tl.backends.get_rng_states("numpy")  # the numpy backend's streams only
+        >>> a = tl.rand(2)
+        >>> tl.backends.set_rng_states(state)
+        >>> tl.rand(2).tolist() == a.tolist()
+        True
+        >>> tl.backends.set_rng_states({"seed": 0})
+        Traceback (most recent call last):
+        ...
+        ValueError: set_rng_state: the state is a dict with a 'backends' entry (what get_rng_state gives)
+    """
     if not isinstance(states, dict) or not isinstance(states.get("backends"), dict):
         raise ValueError("set_rng_state: the state is a dict with a 'backends' entry (what get_rng_state gives)")
     whole = "seed" in states

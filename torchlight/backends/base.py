@@ -49,6 +49,16 @@ class Backend:
     Subclasses override the few methods whose best form is library-specific,
     and the capability flags below (class attributes, each documented beside
     it and in docs/backends.md); the defaults use only the array API standard.
+
+    Example:
+        >>> import torchlight as tl
+        >>> be = tl.tensor([1.0, 2.0]).backend
+        >>> be, be.immutable, be.lazy
+        (Backend('numpy'), False, False)
+        >>> be.to_numpy(be.xp.sum(be.asarray([1.0, 2.0]))).item()  # the library's namespace, `xp`
+        3.0
+        >>> tl.backends.backend_class("jax").immutable  # a flag, read without importing JAX
+        True
     """
 
     # Capability flags: what the rest of torchlight may ask of a backend instead

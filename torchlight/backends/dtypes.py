@@ -155,5 +155,11 @@ def set_default_dtype(dtype: Any) -> None:
 
 
 def get_default_dtype() -> DType:
-    """The default floating dtype: the one set with `set_default_dtype`, else float64."""
+    """The default floating dtype: the one set with `set_default_dtype`, else float64.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.get_default_dtype(), tl.tensor([1.0]).dtype == tl.get_default_dtype()
+        (torchlight.float64, True)
+    """
     return DTYPES[DEFAULT_FLOAT[0] or "float64"]

@@ -44,7 +44,18 @@ __all__ = ["CompileError", "OpaqueBackward", "Recording", "Watch", "record"]
 
 
 class CompileError(RuntimeError):
-    """`fn` does something a replay of its recorded ops could not reproduce."""
+    """`fn` does something a replay of its recorded ops could not reproduce.
+
+    Example:
+        >>> import torchlight as tl
+        >>> @tl.compile
+        ... def f(x):
+        ...     return x * 2 if x.sum().item() > 0 else x  # a branch on a value: not replayable
+        >>> f(tl.tensor([1.0]))
+        Traceback (most recent call last):
+        ...
+        torchlight.CompileError: compile: fn converts a traced tensor to a Python value (Tensor.item): ...
+    """
 
     __module__ = "torchlight"  # its public name, tl.CompileError (as tracebacks show it)
 

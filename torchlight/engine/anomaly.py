@@ -47,12 +47,31 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # torchl
 
 
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly mode is on."""
+    """Whether anomaly mode is on.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.autograd.is_anomaly_enabled()
+        False
+        >>> with tl.autograd.detect_anomaly():
+        ...     tl.autograd.is_anomaly_enabled()
+        True
+    """
     return ENABLED[0]
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Whether anomaly mode checks the gradients of each backward for NaN and infinity."""
+    """Whether anomaly mode checks the gradients of each backward for NaN and infinity.
+
+    Example:
+        >>> import torchlight as tl
+        >>> with tl.autograd.set_detect_anomaly(True, check_nan=False):  # on, but noting places only
+        ...     tl.autograd.is_anomaly_enabled(), tl.autograd.is_anomaly_check_nan_enabled()
+        (True, False)
+        >>> with tl.autograd.detect_anomaly():
+        ...     tl.autograd.is_anomaly_check_nan_enabled()
+        True
+    """
     return ENABLED[0] and ENABLED[1]
 
 

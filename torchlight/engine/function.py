@@ -73,6 +73,30 @@ class Context:
     derivatives stay right) without a reference cycle. `needs_input_grad[i]`
     says whether input i wants a gradient (unset, empty, in a Context made by
     hand: then every input that can take one does).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import Context, Function
+        >>> class Scale(Function):  # anything else a backward needs goes on the context too
+        ...     @staticmethod
+        ...     def forward(ctx, a, k):
+        ...         ctx.k = k
+        ...         return a * k
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         return g * ctx.k, None  # (no gradient for the number k)
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> Scale.apply(x, 10.0).sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        >>> ctx = Context()
+        >>> ctx.save_for_backward(tl.tensor([1.0]), 2)
+        >>> ctx.saved_tensors
+        (tensor([1.]), 2)
+        >>> quiet = Context(no_grad=True)  # what an op gets when nothing is recorded: it keeps nothing
+        >>> quiet.save_for_backward(1.0)
+        >>> quiet.saved_tensors
+        ()
     """
 
     __slots__ = ("no_grad", "saved_values", "needs_input_grad", "released", "_output_data", "_history_ref",
@@ -419,6 +443,29 @@ class Function:
       of its context but `needs_input_grad` (Add's `return g, g`), so every
       such op of a graph shares one context per pattern: a built-in's
       optimisation (a user's Function always gets its own).
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import Function
+        >>> class Cube(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, a):
+        ...         ctx.save_for_backward(a)
+        ...         return a * a * a
+        ...     @staticmethod
+        ...     def backward(ctx, g):  # in Tensor ops: differentiable again
+        ...         (a,) = ctx.saved_tensors
+        ...         return 3 * a * a * g
+        >>> x = tl.tensor(2.0, requires_grad=True)
+        >>> y = Cube.apply(x)
+        >>> y
+        tensor(8., grad_fn=<Cube>)
+        >>> (dx,) = tl.autograd.grad(y, [x], create_graph=True)
+        >>> (d2x,) = tl.autograd.grad(dx, [x])
+        >>> dx.item(), d2x.item()  # 3 x^2 and 6 x at 2
+        (12.0, 12.0)
+        >>> tl.autograd.gradgradcheck(Cube.apply, tl.tensor([0.5, -1.0], requires_grad=True))
+        True
     """
 
     saves_output = False

@@ -114,6 +114,17 @@ def backpropagate(variable: Any, deriv: Any, *, retain_graph: bool = True, creat
     has succeeded, so a walk that raises leaves every `.grad` as it was.
     With `retain_graph=False` each node's saved tensors are freed as soon as
     its backward has run; `create_graph=True` records the backward pass.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import backpropagate
+        >>> x = tl.tensor([1.0, 2.0], requires_grad=True)
+        >>> backpropagate(x * 3, tl.tensor([1.0, 10.0]))  # the seed: d(loss)/d(x * 3)
+        >>> x.grad
+        tensor([ 3., 30.])
+        >>> backpropagate((x * x).sum(), 1.0)  # a number is broadcast; gradients add up
+        >>> x.grad
+        tensor([ 5., 34.])
     """
     run_backward([variable], [deriv], retain_graph=retain_graph, create_graph=create_graph)
 

@@ -34,7 +34,17 @@ from typing import Any
 
 
 class Variable:
-    """The base class of the engine's array nodes; `torchlight.Tensor` is the one the library has."""
+    """The base class of the engine's array nodes; `torchlight.Tensor` is the one the library has.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight.autograd import Variable
+        >>> x = tl.tensor([1.0], requires_grad=True)
+        >>> isinstance(x, Variable), x.requires_grad, x.history is None  # a leaf has no history
+        (True, True, True)
+        >>> (x * 2).history
+        History(last_fn=Mul, inputs=2, shape=(1,), dtype=float64)
+    """
 
     __slots__ = ()
     data: Any
