@@ -130,7 +130,7 @@ def test_every_entry_has_a_docstring_with_an_example(page):
 
 
 @pytest.mark.parametrize("page", sorted({p.name for p in entries().values()}))
-def test_every_entrys_example_runs_and_prints_what_it_says(page):
+def test_every_entrys_example_runs_and_prints_what_it_says(page, registry_restored):
     # the example on the page is the docstring's own: run it here, whichever module's tests also do
     parser, failures, attempted = doctest.DocTestParser(), [], 0
     for dotted, where in entries().items():
