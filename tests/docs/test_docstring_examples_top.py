@@ -13,6 +13,7 @@ import importlib
 
 import pytest
 
+from torchlight.backends import dtypes
 
 # the modules whose public names `torchlight`, `torchlight.autograd` and `torchlight.backends` export
 MODULES = [
