@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -356,6 +357,23 @@ def _example(name: str) -> str:
     return textwrap.indent(textwrap.dedent(_EXAMPLES[name]).strip("\n"), "    ")
 
 
+def _signature(name: str) -> inspect.Signature:
+    """`Tensor.name`'s parameters with `self` as `input` (what `help()` and the site show), or the
+    generic `(input, *args, **kwargs)` where the method has none to read."""
+    generic = inspect.Signature([inspect.Parameter("input", inspect.Parameter.POSITIONAL_ONLY),
+                                 inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                                 inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
+    try:
+        method = inspect.signature(getattr(Tensor, name))
+    except (TypeError, ValueError):
+        return generic
+    parameters = list(method.parameters.values())
+    if not parameters or parameters[0].kind is inspect.Parameter.KEYWORD_ONLY:
+        return generic
+    first = parameters[0].replace(name="input", annotation=inspect.Parameter.empty)  # (an array or list too)
+    return method.replace(parameters=[first, *parameters[1:]])
+
+
 def _method(name: str) -> Callable[..., Any]:
     """The free function `name(input, *args, **kwargs)`: `input.name(*args, **kwargs)`."""
 
@@ -363,6 +381,7 @@ def _method(name: str) -> Callable[..., Any]:
         return getattr(_as_tensor(name, input), name)(*args, **kwargs)
 
     function.__name__ = function.__qualname__ = name
+    function.__signature__ = _signature(name)  # type: ignore[attr-defined]
     function.__doc__ = (f"`input.{name}(*args, **kwargs)`: see `Tensor.{name}` (PyTorch's `torch.{name}`).\n\n"
                         f"Example:\n    >>> import torchlight as tl\n{_example(name)}\n")
     function.__module__ = __name__
