@@ -86,5 +86,14 @@ _INFO = Info()
 
 
 def __array_namespace_info__() -> Info:  # noqa: N807  (the standard's name)
-    """The inspection namespace (see `Info`)."""
+    """The inspection namespace (see `Info`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> info = xp.__array_namespace_info__()
+        >>> info.default_dtypes()["integral"], info.dtypes(kind="bool")
+        (torchlight.int64, {'bool': torchlight.bool})
+        >>> [str(d) for d in info.devices()]     # the default backend's devices
+        ['numpy:cpu']
+    """
     return _INFO
