@@ -65,3 +65,17 @@ def test_each_elementwise_example_calls_its_own_function_on_its_own_input() -> N
         summary = doc.splitlines()[0]
         assert summary.endswith(".") and "`x" in summary, summary  # one line, naming the Tensor spelling
         assert f"xp.{name}(" in _elementwise._DOCS[name][1], name
+
+
+def test_the_inspection_namespace_and_each_of_its_methods_have_an_example_that_runs() -> None:
+    # `Info` names the package as its module (as users see it), so doctest skips it in `_info`: found here
+    info_module = importlib.import_module("torchlight.array_api._info")
+    tests = doctest.DocTestFinder().find(info_module.Info, "Info", module=info_module)
+    methods = {name for name, member in vars(info_module.Info).items() if inspect.isfunction(member)}
+    assert {test.name for test in tests if test.examples} == {"Info", *(f"Info.{name}" for name in methods)}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0 and result.attempted == sum(len(test.examples) for test in tests) >= 6 * 3
+
