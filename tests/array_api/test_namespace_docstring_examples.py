@@ -36,6 +36,12 @@ def public_functions() -> dict[str, list[object]]:
 PUBLIC = public_functions()
 
 
+def test_the_package_docstring_example_runs() -> None:
+    # (its globals are the namespace's: `round`, `abs`, `max`, ... are the standard's functions there)
+    result = doctest.testmod(xp, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.failed == 0 and result.attempted >= 6
+
+
 def test_every_module_of_the_namespace_is_covered() -> None:
     assert {"torchlight.array_api._elementwise", "torchlight.array_api._creation", "torchlight.array_api.fft",
             "torchlight.array_api.special", "torchlight.array_api.linalg"} <= set(PUBLIC)

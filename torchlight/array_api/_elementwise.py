@@ -85,7 +85,7 @@ _DOCS = {
               "tensor([0.        , 0.88137359])"),
     "atan": ("The inverse tangent of each element, in radians from -pi/2 to pi/2", "xp.atan(xp.asarray([0.0, 1.0]))",
              "tensor([0.        , 0.78539816])"),
-    "atanh": ("The inverse hyperbolic tangent of each element (defined for -1 <= x <= 1)",
+    "atanh": ("The inverse hyperbolic tangent of each element (finite for -1 < x < 1)",
               "xp.atanh(xp.asarray([0.0, 0.5]))", "tensor([0.        , 0.54930614])"),
     "bitwise_invert": ("The bitwise NOT of each element of an integer or boolean array (two's complement: "
                        "~x == -x - 1)", "xp.bitwise_invert(xp.asarray([0, 5, -1]))", "tensor([-1, -6,  0])"),
