@@ -76,19 +76,41 @@ def zeros(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Tensor:
-    """Ones (the default float dtype)."""
+    """Ones (the default float dtype).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.ones(3)
+        tensor([1., 1., 1.])
+        >>> xp.ones((2, 2), dtype=xp.int32)
+        tensor([[1, 1],
+                [1, 1]])
+    """
     return _filled("ones", shape, "ones", dtype, device)
 
 
 def empty(shape: int | tuple[int, ...], *, dtype: Any = None, device: Any = None) -> Tensor:
-    """An uninitialised array (the default float dtype)."""
+    """An uninitialised array (the default float dtype).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.empty((2, 3))
+        >>> x.shape, x.dtype == xp.float64
+        ((2, 3), True)
+    """
     return _filled("empty", shape, "empty", dtype, device)
 
 
 def full(shape: int | tuple[int, ...], fill_value: bool | int | float | complex, *, dtype: Any = None,
          device: Any = None) -> Tensor:
     """`fill_value` everywhere; without `dtype`, of the value's kind (bool, the default integer,
-    float or complex)."""
+    float or complex).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.full((2,), 7), xp.full((2,), 0.5), xp.full((2,), True)
+        (tensor([7, 7]), tensor([0.5, 0.5]), tensor([ True,  True]))
+    """
     if not isinstance(fill_value, SCALARS):
         fill_value = _scalar(fill_value, "full")
     return _filled("full", shape, "full", dtype, device, fill_value)
@@ -117,23 +139,50 @@ def _like(fn: str, x: Any, fill: str, dtype: Any, device: Any, value: Any = None
 
 
 def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
-    """Zeros of `x`'s shape, dtype, backend and device (unless told otherwise)."""
+    """Zeros of `x`'s shape, dtype, backend and device (unless told otherwise).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.zeros_like(xp.asarray([1.5, 2.5]))
+        tensor([0., 0.])
+        >>> xp.zeros_like(xp.asarray([1.5, 2.5]), dtype=xp.int64)
+        tensor([0, 0])
+    """
     return _like("zeros_like", x, "zeros", dtype, device)
 
 
 def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
-    """Ones of `x`'s shape, dtype, backend and device."""
+    """Ones of `x`'s shape, dtype, backend and device.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.ones_like(xp.asarray([[1, 2, 3]]))
+        tensor([[1, 1, 1]])
+    """
     return _like("ones_like", x, "ones", dtype, device)
 
 
 def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
-    """An uninitialised array of `x`'s shape, dtype, backend and device."""
+    """An uninitialised array of `x`'s shape, dtype, backend and device.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.empty_like(xp.asarray([[1.0], [2.0]]))
+        >>> x.shape, x.dtype == xp.float64
+        ((2, 1), True)
+    """
     return _like("empty_like", x, "empty", dtype, device)
 
 
 def full_like(x: Tensor, /, fill_value: bool | int | float | complex, *, dtype: Any = None,
               device: Any = None) -> Tensor:
-    """`fill_value` in `x`'s shape, dtype, backend and device."""
+    """`fill_value` in `x`'s shape, dtype, backend and device.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.full_like(xp.asarray([1, 2, 3]), 9)
+        tensor([9, 9, 9])
+    """
     if not isinstance(fill_value, SCALARS):
         fill_value = _scalar(fill_value, "full_like")
     return _like("full_like", x, "full", dtype, device, fill_value)
@@ -158,7 +207,17 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None) -> Tensor:
-    """Ones on the k-th diagonal of an n_rows x n_cols matrix (the default float dtype)."""
+    """Ones on the k-th diagonal of an n_rows x n_cols matrix (the default float dtype).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.eye(2)
+        tensor([[1., 0.],
+                [0., 1.]])
+        >>> xp.eye(2, 3, k=1)
+        tensor([[0., 1., 0.],
+                [0., 0., 1.]])
+    """
     backend, raw = place(device, "eye")
     kwargs = _kwargs(backend, dtype, raw, "eye")
     kwargs.setdefault("dtype", backend.default_float(raw))
@@ -167,7 +226,15 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *, dtype: Any = None,
              device: Any = None, endpoint: bool = True) -> Tensor:
-    """`num` evenly spaced values from `start` to `stop` (included unless `endpoint=False`)."""
+    """`num` evenly spaced values from `start` to `stop` (included unless `endpoint=False`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.linspace(0.0, 1.0, 5)
+        tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+        >>> xp.linspace(0.0, 1.0, 4, endpoint=False)
+        tensor([0.  , 0.25, 0.5 , 0.75])
+    """
     backend, raw = place(device, "linspace")
     kwargs = _kwargs(backend, dtype, raw, "linspace")
     if "dtype" not in kwargs:
@@ -243,7 +310,14 @@ def _has_complex(seq: Any) -> bool:
 
 def from_dlpack(x: object, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """An array exported through DLPack (`x` has `__dlpack__`), as a Tensor of the default backend
-    (or of the backend a `Device` names)."""
+    (or of the backend a `Device` names).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> import numpy as np
+        >>> xp.from_dlpack(np.arange(3.0))
+        tensor([0., 1., 2.])
+    """
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
     if not hasattr(x, "__dlpack__"):
@@ -258,7 +332,18 @@ def from_dlpack(x: object, /, *, device: Any = None, copy: bool | None = None) -
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
-    """Coordinate grids from 1-d arrays ("xy": Cartesian, "ij": matrix indexing), differentiable."""
+    """Coordinate grids from 1-d arrays ("xy": Cartesian, "ij": matrix indexing), differentiable.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> gx, gy = xp.meshgrid(xp.asarray([1, 2, 3]), xp.asarray([10, 20]))
+        >>> gx
+        tensor([[1, 2, 3],
+                [1, 2, 3]])
+        >>> gy
+        tensor([[10, 10, 10],
+                [20, 20, 20]])
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
     tensors = [tensor_arg(a, "meshgrid", "each array") for a in arrays]
@@ -266,10 +351,26 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
 
 
 def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
-    """The lower triangle of the last two axes (below the k-th diagonal), zeros above."""
+    """The lower triangle of the last two axes (below the k-th diagonal), zeros above.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.tril(xp.ones((3, 3)))
+        tensor([[1., 0., 0.],
+                [1., 1., 0.],
+                [1., 1., 1.]])
+    """
     return tensor_arg(x, "tril").tril(diagonal=k)
 
 
 def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
-    """The upper triangle of the last two axes (above the k-th diagonal), zeros below."""
+    """The upper triangle of the last two axes (above the k-th diagonal), zeros below.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.triu(xp.ones((3, 3)), k=1)
+        tensor([[0., 1., 1.],
+                [0., 0., 1.],
+                [0., 0., 0.]])
+    """
     return tensor_arg(x, "triu").triu(diagonal=k)

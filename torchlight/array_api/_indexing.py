@@ -9,7 +9,16 @@ __all__ = ["take", "take_along_axis"]
 
 
 def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
-    """The elements of `x` at `indices` (1-d integers) along `axis` (optional for a 1-d `x`)."""
+    """The elements of `x` at `indices` (1-d integers) along `axis` (optional for a 1-d `x`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.take(xp.asarray([10, 20, 30]), xp.asarray([2, 0, 2]))
+        tensor([30, 10, 30])
+        >>> xp.take(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1]), axis=1)
+        tensor([[2],
+                [4]])
+    """
     x = tensor_arg(x, "take")
     indices = tensor_arg(indices, "take", "indices")
     if axis is None:
@@ -21,7 +30,15 @@ def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
 
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
-    """The elements of `x` at `indices` (of x's rank) along `axis`."""
+    """The elements of `x` at `indices` (of x's rank) along `axis`.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.asarray([[3.0, 1.0], [2.0, 4.0]])
+        >>> xp.take_along_axis(x, xp.argsort(x, axis=1), axis=1)
+        tensor([[1., 3.],
+                [2., 4.]])
+    """
     x = tensor_arg(x, "take_along_axis")
     indices = tensor_arg(indices, "take_along_axis", "indices")
     return x.take_along_dim(indices, dim=axis)

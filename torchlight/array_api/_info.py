@@ -33,6 +33,15 @@ class Info:
     __module__ = "torchlight.array_api"
 
     def capabilities(self) -> dict[str, Any]:
+        """What the default backend can do: boolean indexing and data-dependent shapes (False on a lazy
+        backend), and the most dimensions an array may have.
+
+        Example:
+            >>> import torchlight.array_api as xp
+            >>> info = xp.__array_namespace_info__()
+            >>> info.capabilities()
+            {'boolean indexing': True, 'data-dependent shapes': True, 'max dimensions': 64}
+        """
         backend = backends.get()
         own = _own_info(backend)
         dims = 64
@@ -42,12 +51,29 @@ class Info:
                 "max dimensions": dims}
 
     def default_device(self) -> Any:
+        """The default backend's default device, as a `Device` (where arrays made without `device=` land).
+
+        Example:
+            >>> import torchlight.array_api as xp
+            >>> info = xp.__array_namespace_info__()
+            >>> info.default_device() == xp.asarray([1.0]).device
+            True
+        """
         backend = backends.get()
         own = _own_info(backend)
         raw = own.default_device() if own is not None and hasattr(own, "default_device") else backend.device
         return backend.device_object(raw)
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
+        """The default dtypes ("real floating", "complex floating", "integral", "indexing") of the
+        backend and device `device` names (the default backend's when None).
+
+        Example:
+            >>> import torchlight.array_api as xp
+            >>> info = xp.__array_namespace_info__()
+            >>> info.default_dtypes()["real floating"], info.default_dtypes()["indexing"]
+            (torchlight.float64, torchlight.int64)
+        """
         backend, raw = place(device, "default_dtypes")
         own = _own_info(backend)
         found = own.default_dtypes(device=raw) if own is not None else {}
@@ -57,6 +83,15 @@ class Info:
         return out
 
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        """The dtypes the backend supports, by name, of `kind` (one of `isdtype`'s kind names or a
+        tuple of them; all when None).
+
+        Example:
+            >>> import torchlight.array_api as xp
+            >>> info = xp.__array_namespace_info__()
+            >>> info.dtypes(kind="real floating")
+            {'float32': torchlight.float32, 'float64': torchlight.float64}
+        """
         backend, raw = place(device, "dtypes")
         own = _own_info(backend)
         if own is None:
@@ -65,6 +100,14 @@ class Info:
         return {name: DTYPES[name] for name in found if name in DTYPES}
 
     def devices(self) -> list[Any]:
+        """The default backend's devices, as `Device` objects (each usable as `device=`).
+
+        Example:
+            >>> import torchlight.array_api as xp
+            >>> info = xp.__array_namespace_info__()
+            >>> [str(device) for device in info.devices()]
+            ['numpy:cpu']
+        """
         backend = backends.get()
         own = _own_info(backend)
         raws = own.devices() if own is not None else [backend.device]
@@ -86,5 +129,14 @@ _INFO = Info()
 
 
 def __array_namespace_info__() -> Info:  # noqa: N807  (the standard's name)
-    """The inspection namespace (see `Info`)."""
+    """The inspection namespace (see `Info`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> info = xp.__array_namespace_info__()
+        >>> info.default_dtypes()["integral"], info.dtypes(kind="bool")
+        (torchlight.int64, {'bool': torchlight.bool})
+        >>> [str(d) for d in info.devices()]     # the default backend's devices
+        ['numpy:cpu']
+    """
     return _INFO

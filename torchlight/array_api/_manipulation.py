@@ -22,7 +22,17 @@ def _tensors(arrays: Any, fn: str) -> list[Tensor]:
 
 
 def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
-    """The arrays broadcast against each other (views, differentiable)."""
+    """The arrays broadcast against each other (views, differentiable).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> a, b = xp.broadcast_arrays(xp.asarray([1, 2, 3]), xp.asarray([[10], [20]]))
+        >>> a.shape, b.shape
+        ((2, 3), (2, 3))
+        >>> b
+        tensor([[10, 10, 10],
+                [20, 20, 20]])
+    """
     tensors = [tensor_arg(a, "broadcast_arrays", "each array") for a in arrays]
     shape: tuple[int, ...] = ()
     for t in tensors:
@@ -31,7 +41,14 @@ def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
 
 
 def broadcast_to(x: Tensor, /, shape: tuple[int, ...]) -> Tensor:
-    """`x` broadcast to `shape`."""
+    """`x` broadcast to `shape`.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.broadcast_to(xp.asarray([1, 2, 3]), (2, 3))
+        tensor([[1, 2, 3],
+                [1, 2, 3]])
+    """
     return tensor_arg(x, "broadcast_to").broadcast_to(*tuple(shape))
 
 
@@ -50,7 +67,14 @@ def concat(arrays: tuple[Tensor, ...] | list[Tensor], /, *, axis: int | None = 0
 
 
 def expand_dims(x: Tensor, /, axis: int) -> Tensor:
-    """`x` with a new axis of size 1 at `axis` (-ndim - 1 <= axis <= ndim)."""
+    """`x` with a new axis of size 1 at `axis` (-ndim - 1 <= axis <= ndim).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.asarray([1, 2, 3])
+        >>> xp.expand_dims(x, axis=0).shape, xp.expand_dims(x, axis=-1).shape
+        ((1, 3), (3, 1))
+    """
     x = tensor_arg(x, "expand_dims")
     if not -x.ndim - 1 <= axis <= x.ndim:
         raise IndexError(f"expand_dims: axis {axis} is out of range for an array of {x.ndim} dimension(s)")
@@ -58,18 +82,41 @@ def expand_dims(x: Tensor, /, axis: int) -> Tensor:
 
 
 def flip(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
-    """`x` reversed along `axis` (all axes when None)."""
+    """`x` reversed along `axis` (all axes when None).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.asarray([[1, 2], [3, 4]])
+        >>> xp.flip(x, axis=1)
+        tensor([[2, 1],
+                [4, 3]])
+        >>> xp.flip(x)
+        tensor([[4, 3],
+                [2, 1]])
+    """
     x = tensor_arg(x, "flip")
     return x.flip(*axis_tuple(axis, x.ndim, "flip"))
 
 
 def moveaxis(x: Tensor, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Tensor:
-    """`x` with the axes `source` moved to `destination` (`x.movedim`)."""
+    """`x` with the axes `source` moved to `destination` (`x.movedim`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.moveaxis(xp.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
     return tensor_arg(x, "moveaxis").movedim(source, destination)
 
 
 def permute_dims(x: Tensor, /, axes: tuple[int, ...]) -> Tensor:
-    """`x` with its axes permuted."""
+    """`x` with its axes permuted.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
     return tensor_arg(x, "permute_dims").permute(*axes)
 
 
@@ -106,7 +153,14 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
 
 
 def reshape(x: Tensor, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Tensor:
-    """`x` with a new shape (one size may be -1); `copy=True` gives a copy (in the graph)."""
+    """`x` with a new shape (one size may be -1); `copy=True` gives a copy (in the graph).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.reshape(xp.arange(6), (2, -1))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
     x = tensor_arg(x, "reshape")
     shape = tuple(shape)
     known = math.prod(s for s in shape if s != -1)
@@ -117,12 +171,27 @@ def reshape(x: Tensor, /, shape: tuple[int, ...], *, copy: bool | None = None) -
 
 
 def roll(x: Tensor, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Tensor:
-    """`x` rolled by `shift` along `axis` (flattened when None)."""
+    """`x` rolled by `shift` along `axis` (flattened when None).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.roll(xp.asarray([1, 2, 3, 4]), 1)
+        tensor([4, 1, 2, 3])
+        >>> xp.roll(xp.asarray([[1, 2], [3, 4]]), -1, axis=0)
+        tensor([[3, 4],
+                [1, 2]])
+    """
     return tensor_arg(x, "roll").roll(shift, axis)
 
 
 def squeeze(x: Tensor, /, axis: int | tuple[int, ...]) -> Tensor:
-    """`x` without the size-1 axes `axis`; an axis of another size is a ValueError."""
+    """`x` without the size-1 axes `axis`; an axis of another size is a ValueError.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.squeeze(xp.zeros((1, 3, 1)), axis=(0, 2)).shape
+        (3,)
+    """
     x = tensor_arg(x, "squeeze")
     axes = axis_tuple(axis, x.ndim, "squeeze")
     for a in axes:
@@ -132,17 +201,40 @@ def squeeze(x: Tensor, /, axis: int | tuple[int, ...]) -> Tensor:
 
 
 def stack(arrays: tuple[Tensor, ...] | list[Tensor], /, *, axis: int = 0) -> Tensor:
-    """The same-shaped arrays joined along a new axis."""
+    """The same-shaped arrays joined along a new axis.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.stack([xp.asarray([1, 2]), xp.asarray([3, 4])])
+        tensor([[1, 2],
+                [3, 4]])
+        >>> xp.stack([xp.asarray([1, 2]), xp.asarray([3, 4])], axis=1)
+        tensor([[1, 3],
+                [2, 4]])
+    """
     return _stack(_tensors(arrays, "stack"), dim=axis)
 
 
 def tile(x: Tensor, repetitions: tuple[int, ...], /) -> Tensor:
-    """`x` tiled `repetitions` times along each axis."""
+    """`x` tiled `repetitions` times along each axis.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.tile(xp.asarray([1, 2]), (2, 2))
+        tensor([[1, 2, 1, 2],
+                [1, 2, 1, 2]])
+    """
     return tensor_arg(x, "tile").tile(*repetitions)
 
 
 def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
-    """The slices of `x` along `axis` (`x.unbind`)."""
+    """The slices of `x` along `axis` (`x.unbind`).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.unstack(xp.asarray([[1, 2], [3, 4]]), axis=1)
+        (tensor([1, 3]), tensor([2, 4]))
+    """
     x = tensor_arg(x, "unstack")
     (axis,) = axis_tuple(axis, x.ndim, "unstack")
     return tuple(x.unbind(axis))

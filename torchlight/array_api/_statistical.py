@@ -43,7 +43,14 @@ def sum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = 
 
 
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Tensor:
-    """The product over `axis`, in `dtype` when given."""
+    """The product over `axis`, in `dtype` when given.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+        >>> xp.prod(x), xp.prod(x, axis=0)
+        (tensor(24.), tensor([3., 8.]))
+    """
     x = tensor_arg(x, "prod")
     dt = _cast(x, dtype, "prod")
     if dt is not None and dt != x.dtype:
@@ -52,7 +59,13 @@ def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool =
 
 
 def mean(x: Tensor, /, *, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    """The arithmetic mean over `axis`."""
+    """The arithmetic mean over `axis`.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+        tensor([1.5, 3.5])
+    """
     return tensor_arg(x, "mean").mean(dim=axis, keepdim=keepdims)
 
 
@@ -63,23 +76,55 @@ def _extreme(fn: str, x: Any, axis: Axis, keepdims: bool) -> Tensor:
 
 
 def max(x: Tensor, /, *, axis: Axis = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """The maximum values over `axis` (the values only; ties share the gradient)."""
+    """The maximum values over `axis` (the values only; ties share the gradient).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> import torchlight as tl
+        >>> x = tl.tensor([[1.0, 5.0], [7.0, 2.0]])
+        >>> xp.max(x), xp.max(x, axis=0)
+        (tensor(7.), tensor([7., 5.]))
+        >>> t = tl.tensor([1.0, 3.0, 3.0], requires_grad=True)
+        >>> xp.max(t).backward()
+        >>> t.grad.tolist()
+        [0.0, 0.5, 0.5]
+    """
     return _extreme("max", x, axis, keepdims)
 
 
 def min(x: Tensor, /, *, axis: Axis = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """The minimum values over `axis`."""
+    """The minimum values over `axis`.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.min(xp.asarray([[1.0, 5.0], [7.0, 2.0]]), axis=1, keepdims=True)
+        tensor([[1.],
+                [2.]])
+    """
     return _extreme("min", x, axis, keepdims)
 
 
 def var(x: Tensor, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Tensor:
     """The variance sum((x - mean)**2) / (N - correction) over `axis` (the standard's default
-    `correction=0`; PyTorch's face defaults to 1)."""
+    `correction=0`; PyTorch's face defaults to 1).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+        >>> xp.var(x), xp.var(x, correction=1)
+        (tensor(1.25), tensor(1.66666667))
+    """
     return tensor_arg(x, "var").var(dim=axis, keepdim=keepdims, correction=correction)
 
 
 def std(x: Tensor, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Tensor:
-    """sqrt(var(x, axis=axis, correction=correction))."""
+    """sqrt(var(x, axis=axis, correction=correction)).
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.std(xp.asarray([1.0, 2.0, 3.0, 4.0])) ** 2
+        tensor(1.25)
+    """
     return tensor_arg(x, "std").std(dim=axis, keepdim=keepdims, correction=correction)
 
 
@@ -118,5 +163,14 @@ def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: Any = None,
 
 def cumulative_prod(x: Tensor, /, *, axis: int | None = None, dtype: Any = None,
                     include_initial: bool = False) -> Tensor:
-    """The running product along `axis`; `include_initial=True` starts with a 1."""
+    """The running product along `axis`; `include_initial=True` starts with a 1.
+
+    Example:
+        >>> import torchlight.array_api as xp
+        >>> xp.cumulative_prod(xp.asarray([1.0, 2.0, 3.0, 4.0]))
+        tensor([ 1.,  2.,  6., 24.])
+        >>> xp.cumulative_prod(xp.asarray([[1, 2], [3, 4]]), axis=1, include_initial=True)
+        tensor([[ 1,  1,  2],
+                [ 1,  3, 12]])
+    """
     return _cumulative("cumulative_prod", "cumprod", x, axis, dtype, include_initial, 1)
