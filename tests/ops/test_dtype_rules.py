@@ -225,6 +225,13 @@ def test_sign_abs_and_relu_at_nan_follow_numpy_and_their_own_rules(backend, devi
         np.testing.assert_array_equal(host(g), grad)
 
 
+def test_the_sign_of_a_complex_zero_is_zero_without_a_warning(backend, device):
+    # z / |z| away from 0 (the standard); at 0 it is 0, computed without the 0/0 that warns
+    values = np.array([0j, 3 + 4j, -2j, 0j])
+    out = tl.tensor(backend.asarray(values, device=device)).sign()  # (warnings are errors here)
+    np.testing.assert_allclose(host(out), [0j, 0.6 + 0.8j, -1j, 0j])
+
+
 @pytest.mark.parametrize(("dtype", "expected"), [("int32", "float64"), ("int64", "float64"), ("uint8", "float16")])
 def test_an_integer_tensor_in_a_float_op_gets_numpys_dtype_on_numpy(dtype, expected):
     # docs/decisions.md: the library's own answer (array_api_strict raises, torch gives float32)

@@ -270,6 +270,13 @@ class Log10(Log2):
 
 
 
+def _complex_sign(xp: Any, z: Any) -> Any:
+    """z / |z|, and 0 at 0, without the 0/0 that array-api-compat's own `sign` computes there (a
+    RuntimeWarning from NumPy for a correct result)."""
+    zero = z == 0
+    return xp.where(zero, xp.zeros_like(z), z / xp.abs(xp.where(zero, xp.ones_like(z), z)))
+
+
 class PiecewiseConstant(Function):
     """`sign`, `floor`, `ceil`, `round` or `trunc` (the namespace function `name`): a step
     function, whose gradient is 0 everywhere, the steps included (as PyTorch)."""
@@ -277,6 +284,8 @@ class PiecewiseConstant(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor, name: str) -> Any:
+        if name == "sign" and a.backend.is_complex(a.data.dtype):
+            return _complex_sign(a.backend.xp, a.data)
         return getattr(a.backend.xp, name)(a.data)
 
     @staticmethod
