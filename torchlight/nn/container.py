@@ -24,7 +24,16 @@ from torchlight.tensor import Tensor
 
 
 class Sequential(Module):
-    """Calls its sub-modules in order, named "0", "1", ... (or by an OrderedDict's keys)."""
+    """Calls its sub-modules in order, named "0", "1", ... (or by an OrderedDict's keys).
+
+    Example:
+        >>> import torchlight as tl
+        >>> model = tl.nn.Sequential(tl.nn.Linear(4, 8), tl.nn.ReLU(), tl.nn.Linear(8, 2))
+        >>> model(tl.ones(5, 4)).shape
+        (5, 2)
+        >>> [name for name, _ in model.named_parameters()]
+        ['0.weight', '0.bias', '2.weight', '2.bias']
+    """
 
     def __init__(self, *modules: Module | OrderedDict) -> None:
         super().__init__()

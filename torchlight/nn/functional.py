@@ -187,16 +187,44 @@ def _judge_labels(parts: list[list[int]], names: tuple[str, str, str, int, int |
 
 # ------------------------------------------------------------- activations
 def relu(x: Tensor) -> Tensor:
-    """max(x, 0); relu'(0) = 0, as PyTorch."""
+    """max(x, 0); relu'(0) = 0, as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        >>> y = F.relu(x)
+        >>> y.sum().backward()
+        >>> y.tolist(), x.grad.tolist()
+        ([0.0, 0.0, 2.0], [0.0, 0.0, 1.0])
+    """
     return x.relu()
 
 
 def sigmoid(x: Tensor) -> Tensor:
-    """1 / (1 + exp(-x)), without overflow."""
+    """1 / (1 + exp(-x)), without overflow.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> F.sigmoid(tl.tensor([-1000.0, 0.0, 1000.0])).tolist()
+        [0.0, 0.5, 1.0]
+    """
     return x.sigmoid()
 
 
 def tanh(x: Tensor) -> Tensor:
+    """The hyperbolic tangent; its gradient 1 - tanh(x)**2 is computed from the output.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([0.0, 1.0], requires_grad=True)
+        >>> y = F.tanh(x)
+        >>> y.sum().backward()
+        >>> [round(v, 4) for v in y.tolist()], [round(v, 4) for v in x.grad.tolist()]
+        ([0.0, 0.7616], [1.0, 0.42])
+    """
     return x.tanh()
 
 
@@ -317,12 +345,26 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim` (shifted by the max: no overflow)."""
+    """exp(x) / sum(exp(x)) along `dim` (shifted by the max: no overflow).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> [round(v, 4) for v in F.softmax(tl.tensor([1000.0, 1001.0]), dim=0).tolist()]
+        [0.2689, 0.7311]
+    """
     return x.softmax(dim)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """x - logsumexp(x, dim), stable for large |x|."""
+    """x - logsumexp(x, dim), stable for large |x|.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> [round(v, 4) for v in F.log_softmax(tl.tensor([1000.0, 1001.0]), dim=0).tolist()]
+        [-1.3133, -0.3133]
+    """
     return x.log_softmax(dim)
 
 
@@ -771,6 +813,15 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
 
     Identity when `training` is False or p == 0; the mask is drawn from the
     backend's generator (`tl.manual_seed`) unless `generator=` is given.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> _ = tl.manual_seed(0)
+        >>> sorted(set(F.dropout(tl.ones(8), p=0.5).tolist()))
+        [0.0, 2.0]
+        >>> F.dropout(tl.ones(3), p=0.5, training=False).tolist()
+        [1.0, 1.0, 1.0]
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], not {p!r}")
@@ -957,6 +1008,15 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
 
     `dilation` spaces a window's taps apart, as in `conv2d`. Tied maxima
     share the gradient evenly (the convention of `Tensor.max`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.arange(16.0).reshape(1, 1, 4, 4)
+        >>> F.max_pool2d(x, 2).tolist()
+        [[[[5.0, 7.0], [13.0, 15.0]]]]
+        >>> F.max_pool2d(x, 3, stride=1, padding=1).shape
+        (1, 1, 4, 4)
     """
     windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d", dilation)
     return windows.amax(0)
@@ -964,13 +1024,31 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
 
 def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                padding: int | Sequence[int] = 0) -> Tensor:
-    """The mean of each window (zero padding counted in the mean, as PyTorch's default)."""
+    """The mean of each window (zero padding counted in the mean, as PyTorch's default).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.ones(1, 1, 2, 2)
+        >>> F.avg_pool2d(x, 2).tolist()
+        [[[[1.0]]]]
+        >>> F.avg_pool2d(x, 2, stride=1, padding=1)[0, 0].tolist()  # the zero padding counts
+        [[0.25, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 0.25]]
+    """
     return _pool_windows(x, kernel_size, stride, padding, 0.0, "avg_pool2d").mean(0)
 
 
 def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance)."""
+    """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
+        >>> [[round(v, 4) for v in row] for row in F.layer_norm(x, 3).tolist()]
+        [[-1.2247, 0.0, 1.2247], [0.0, 0.0, 0.0]]
+    """
     _check_float(x, "layer_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape:  # () would normalise each element by itself: zeros everywhere (PyTorch raises too)
@@ -1096,7 +1174,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
 
 
 def embedding(indices: Any, weight: Tensor) -> Tensor:
-    """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape)."""
+    """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> weight = tl.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 4.0]])
+        >>> F.embedding(tl.tensor([[2, 0], [1, 1]]), weight).tolist()
+        [[[2.0, 4.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]]]
+    """
     if getattr(weight, "ndim", None) != 2:  # weight[indices] would pick entries of a vector, planes of a cube
         raise ValueError(f"embedding: the weight must be 2-d (num_embeddings, embedding_dim), "
                          f"not of shape {getattr(weight, 'shape', None)}")
