@@ -11,6 +11,7 @@ this module; the numbers' and arrays' forms they compute with are in `forms`.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from collections.abc import Callable
 from numbers import Real
@@ -79,6 +80,8 @@ class ScalarFunction:
         self.__name__ = name
         if doc is not None:
             self.__doc__ = doc
+        # what `inspect.signature` (and so `help` and the API reference) shows: `add(a, b)`, not `(*args)`
+        self.__signature__ = inspect.signature(number_fn).replace(return_annotation=inspect.Signature.empty)
         self.arity = len(partials)
         self.number_fn = number_fn
         self.array_fn = array_fn
