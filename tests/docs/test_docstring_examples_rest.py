@@ -78,3 +78,11 @@ def test_the_top_level_special_functions_have_their_own_examples(name):
     top, special = getattr(tl, name), getattr(tl.special, name)
     assert top is not special and f"tl.{name}(" in top.__doc__ and f"tl.special.{name}(" in special.__doc__
 
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
+def test_every_public_docstring_opens_with_a_one_line_summary(module_name):
+    # (what the API reference and `help` show first; digamma's docstring is its op's, in torchlight.ops)
+    long = [name for name, obj in _public_objects(module_name) if name not in ("digamma", "psi")
+            and len(lines := inspect.cleandoc(obj.__doc__ or "").splitlines()) > 1 and lines[1].strip()]
+    assert long == [], f"{module_name}: the summary runs on past the first line in {long}"

@@ -108,8 +108,9 @@ def _pairs(values: Any, owner: str) -> list[tuple[Any, Any]]:
 
 
 class ModuleList(Module):
-    """A list of sub-modules, registered under "0", "1", ... (so `named_parameters` gives "0.weight"
-    and the state dict PyTorch's keys). It has no `forward`: call its entries.
+    """A list of sub-modules, registered under "0", "1", ... as PyTorch's.
+
+    So `named_parameters` gives "0.weight" and the state dict PyTorch's keys. It has no `forward`: call its entries.
 
     Example:
         >>> import torchlight as tl
@@ -334,9 +335,10 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of Parameters, registered under their (str) keys; a plain Tensor becomes a
-    Parameter. A plain dict given to the constructor or `update` is read in sorted key order, an
-    OrderedDict or a ParameterDict in its own, as PyTorch.
+    """An ordered dict of Parameters, registered under their (str) keys.
+
+    A plain Tensor becomes a Parameter. A plain dict given to the constructor or `update` is read in sorted key
+    order, an OrderedDict or a ParameterDict in its own, as PyTorch.
 
     Example:
         >>> import torchlight as tl

@@ -229,8 +229,9 @@ def tanh(x: Tensor) -> Tensor:
 
 
 def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + exp(beta x)) / beta, stable for large |x|; its derivative is sigmoid(beta x). Where
-    beta x > threshold it is x itself (PyTorch's switch to the linear function).
+    """log(1 + exp(beta x)) / beta, stable for large |x|; its derivative is sigmoid(beta x).
+
+    Where beta x > threshold it is x itself (PyTorch's switch to the linear function).
 
     Example:
         >>> import torchlight as tl
@@ -300,8 +301,9 @@ def mish(x: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """x clamped to [min_val, max_val]; the gradient is 1 strictly inside and 0 elsewhere (PyTorch's,
-    also at the two edges).
+    """x clamped to `[min_val, max_val]`; the gradient is 1 strictly inside and 0 elsewhere.
+
+    That is PyTorch's convention, also at the two edges.
 
     Example:
         >>> import torchlight as tl
@@ -322,9 +324,10 @@ def _check_no_inplace(inplace: Any, op: str) -> None:
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), Phi the standard normal CDF (PyTorch's GELU); `approximate="tanh"` is
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))). The exact one is x * ndtr(x), so that the
-    negative tail keeps its digits (PyTorch's 0.5 x (1 + erf(x / sqrt 2)) cancels there).
+    """x * Phi(x), Phi the standard normal CDF (PyTorch's GELU).
+
+    `approximate="tanh"` is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))). The exact one is x * ndtr(x), so that
+    the negative tail keeps its digits (PyTorch's 0.5 x (1 + erf(x / sqrt 2)) cancels there).
 
     Example:
         >>> import torchlight as tl
@@ -628,8 +631,9 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None, reduc
 
 def l1_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """|input - target| (times `weight`, broadcast, where given), reduced; the gradient at a tie is 0
-    (sign(0), as PyTorch).
+    """|input - target| (times `weight`, broadcast, where given), reduced.
+
+    The gradient at a tie is 0 (sign(0), as PyTorch).
 
     Example:
         >>> import torchlight as tl
@@ -774,8 +778,9 @@ def _judge_probabilities(parts: list[tuple[bool, bool]]) -> None:
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
-    """binary_cross_entropy(sigmoid(x), t), as (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x): stable
-    for any x.
+    """binary_cross_entropy(sigmoid(x), t) in one expression, stable for any x.
+
+    It is computed as (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x).
 
     `pos_weight` (broadcast along the last axis: one per class) weighs the
     positive term, `weight` each element, as PyTorch.
@@ -1146,8 +1151,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
-    """Normalise each sample over each group of channels (axis 1 split into `num_groups`) and the
-    other axes, then * weight + bias per channel (biased variance, as PyTorch).
+    """Normalise each sample over each group of channels and the other axes, then * weight + bias.
+
+    The channels (axis 1) are split into `num_groups`; weight and bias are per channel; the variance is biased, as
+    PyTorch's.
 
     Example:
         >>> import torchlight as tl

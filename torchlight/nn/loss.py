@@ -20,8 +20,9 @@ from torchlight.tensor import Tensor
 
 
 class NLLLoss(Module):
-    """`F.nll_loss(log_probs, target, weight, ignore_index, reduction)`; `weight` is kept as a buffer
-    (it moves with `.to()` and is saved in the state dict, as PyTorch's).
+    """`F.nll_loss(log_probs, target, weight, ignore_index, reduction)`; `weight` is kept as a buffer.
+
+    The buffer moves with `.to()` and is saved in the state dict, as PyTorch's.
 
     Example:
         >>> import torchlight as tl
@@ -141,8 +142,9 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """`F.binary_cross_entropy_with_logits(input, target, weight, reduction=, pos_weight=)`: sigmoid and
-    binary cross-entropy in one stable expression; `weight` and `pos_weight` are buffers, as PyTorch's.
+    """`F.binary_cross_entropy_with_logits(input, target, weight, reduction=, pos_weight=)` as a module.
+
+    Sigmoid and binary cross-entropy in one stable expression; `weight` and `pos_weight` are buffers, as PyTorch's.
 
     Example:
         >>> import torchlight as tl
@@ -204,8 +206,9 @@ class SmoothL1Loss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """`F.kl_div(input, target, reduction=, log_target=)`: `input` log-probabilities; use
-    `reduction="batchmean"` for the divergence itself (the sum over a batch divided by its size).
+    """`F.kl_div(input, target, reduction=, log_target=)`: `input` holds log-probabilities.
+
+    Use `reduction="batchmean"` for the divergence itself (the sum over a batch divided by its size).
 
     Example:
         >>> import torchlight as tl

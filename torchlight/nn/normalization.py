@@ -178,8 +178,9 @@ class BatchNorm2d(_BatchNorm):
 
 
 class GroupNorm(Module):
-    """`F.group_norm` over `num_groups` groups of the `num_channels` channels, with a weight and a bias
-    per channel (1 and 0 at first) when `affine`.
+    """`F.group_norm` over `num_groups` groups of the `num_channels` channels.
+
+    With a weight and a bias per channel (1 and 0 at first) when `affine`.
 
     Example:
         >>> import torchlight as tl

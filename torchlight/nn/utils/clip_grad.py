@@ -149,8 +149,9 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
-    """Scale the gradients of `parameters` in place so that their total `norm_type`-norm is at most
-    `max_norm`; returns the total norm from before (a 0-d Tensor), as PyTorch.
+    """Scale the gradients in place so that their total `norm_type`-norm is at most `max_norm`.
+
+    Returns the total norm of the gradients of `parameters` from before (a 0-d Tensor), as PyTorch.
 
     `norm_type` may be `math.inf` or "inf" (the largest |gradient entry|).
     Parameters without a gradient are skipped. A non-finite total norm
