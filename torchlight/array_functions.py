@@ -841,22 +841,48 @@ def erf(input: Any) -> Tensor:
 
 
 def erfc(input: Any) -> Tensor:
-    """1 - erf(input), accurate where it is tiny: `input.erfc()` (torch.erfc)."""
+    """1 - erf(input), accurate where it is tiny: `input.erfc()` (torch.erfc).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [f"{v:.4g}" for v in tl.erfc(tl.tensor([0.0, 1.0, 10.0])).tolist()]
+        ['1', '0.1573', '2.088e-45']
+    """
     return _tensor_of("erfc", input).erfc()
 
 
 def erfinv(input: Any) -> Tensor:
-    """erf's inverse on [-1, 1]: `input.erfinv()` (torch.erfinv)."""
+    """erf's inverse on `[-1, 1]`: `input.erfinv()` (torch.erfinv).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 6) for v in tl.erfinv(tl.tensor([0.0, 0.5, 1.0])).tolist()]
+        [0.0, 0.476936, inf]
+    """
     return _tensor_of("erfinv", input).erfinv()
 
 
 def logit(input: Any, eps: float | None = None) -> Tensor:
-    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first where `eps` is given: `input.logit(eps)` (torch.logit)."""
+    """log(x / (1 - x)), x clamped to `[eps, 1 - eps]` first where `eps` is given: `input.logit(eps)` (torch.logit).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 6) for v in tl.logit(tl.tensor([0.25, 0.5])).tolist()]
+        [-1.098612, 0.0]
+        >>> round(tl.logit(tl.tensor([0.0]), eps=1e-6).item(), 4)
+        -13.8155
+    """
     return _tensor_of("logit", input).logit(eps)
 
 
 def sinc(input: Any) -> Tensor:
-    """sin(pi x) / (pi x), 1 at 0: `input.sinc()` (torch.sinc)."""
+    """sin(pi x) / (pi x), 1 at 0: `input.sinc()` (torch.sinc).
+
+    Example:
+        >>> import torchlight as tl
+        >>> [round(v, 6) for v in tl.sinc(tl.tensor([0.0, 0.5, 1.0])).tolist()]
+        [1.0, 0.63662, 0.0]
+    """
     return _tensor_of("sinc", input).sinc()
 
 

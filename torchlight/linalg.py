@@ -32,8 +32,10 @@ __all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "
 
 
 def cholesky(A: Any, *, upper: bool = False) -> Tensor:
-    """The Cholesky factor L (A = L @ L^H; `upper=True`: U with A = U^H @ U) of a Hermitian positive-definite
-    matrix or batch. A matrix that is not positive-definite is a ValueError naming the batch element.
+    """The Cholesky factor L (A = L @ L^H) of a Hermitian positive-definite matrix or batch.
+
+    With `upper=True`, U with A = U^H @ U. A matrix that is not positive-definite is a ValueError naming the batch
+    element.
 
     Example:
         >>> import torchlight as tl
@@ -55,8 +57,10 @@ def cross(input: Any, other: Any, *, dim: int = -1) -> Tensor:
 
 
 def det(A: Any) -> Tensor:
-    """The determinant of a square matrix or batch. Its gradient det(A) A^-H is undefined where A is
-    singular (the gradient there is computed through the inverse and is not finite).
+    """The determinant of a square matrix or batch.
+
+    Its gradient det(A) A^-H is undefined where A is singular (the gradient there is computed through the inverse
+    and is not finite).
 
     Example:
         >>> import torchlight as tl
@@ -67,8 +71,9 @@ def det(A: Any) -> Tensor:
 
 
 def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """The diagonal `offset` of the matrices spanned by `dim1` and `dim2` (the last two by default),
-    as the last dim.
+    """The diagonal `offset` of the matrices spanned by `dim1` and `dim2`, as the last dim.
+
+    `dim1` and `dim2` are the last two by default.
 
     Example:
         >>> import torchlight as tl
@@ -79,10 +84,10 @@ def diagonal(A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tens
 
 
 def eigh(A: Any, UPLO: str = "L") -> EighResult:
-    """The eigenvalues (ascending) and orthonormal eigenvectors (columns) of a Hermitian matrix or batch,
-    reading the lower (`UPLO="L"`) or upper triangle. The eigenvectors' gradient is undefined where
-    eigenvalues repeat, and each eigenvector is defined up to its sign (phase): a loss must not depend
-    on it.
+    """The eigenvalues (ascending) and orthonormal eigenvectors (columns) of a Hermitian matrix or batch.
+
+    It reads the lower (`UPLO="L"`) or upper triangle. The eigenvectors' gradient is undefined where eigenvalues
+    repeat, and each eigenvector is defined up to its sign (phase): a loss must not depend on it.
 
     Example:
         >>> import torchlight as tl
@@ -93,8 +98,9 @@ def eigh(A: Any, UPLO: str = "L") -> EighResult:
 
 
 def eigvalsh(A: Any, UPLO: str = "L") -> Tensor:
-    """The eigenvalues (ascending) of a Hermitian matrix or batch; the gradient is defined everywhere
-    the eigenvalues are distinct.
+    """The eigenvalues (ascending) of a Hermitian matrix or batch.
+
+    The gradient is defined everywhere the eigenvalues are distinct.
 
     Example:
         >>> import torchlight as tl
@@ -151,8 +157,9 @@ def matrix_power(A: Any, n: int) -> Tensor:
 
 
 def matrix_rank(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    """The number of singular values above max(atol, rtol * the largest) (PyTorch's defaults: rtol
-    eps * max(m, n) when both are None); no gradient.
+    """The number of singular values above max(atol, rtol * the largest); no gradient.
+
+    PyTorch's defaults: rtol = eps * max(m, n) when both are None.
 
     Example:
         >>> import torchlight as tl
@@ -189,8 +196,10 @@ def norm(A: Any, ord: float | str | None = None, dim: int | Sequence[int] | None
 
 
 def pinv(A: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse, singular values at or below max(atol, rtol * the largest)
-    taken as 0. Its gradient is undefined where the rank changes (a singular value at the cut).
+    """The Moore-Penrose pseudo-inverse.
+
+    Singular values at or below max(atol, rtol * the largest) are taken as 0. Its gradient is undefined where the
+    rank changes (a singular value at the cut).
 
     Example:
         >>> import torchlight as tl
@@ -214,8 +223,9 @@ def qr(A: Any, mode: str = "reduced") -> QRResult:
 
 
 def slogdet(A: Any) -> SlogdetResult:
-    """The sign (phase, for complex) of the determinant and log |det|; logabsdet's gradient is A^-H,
-    undefined at a singular A (where logabsdet is -inf).
+    """The sign (phase, for complex) of the determinant and log |det|.
+
+    logabsdet's gradient is A^-H, undefined at a singular A (where logabsdet is -inf).
 
     Example:
         >>> import torchlight as tl
@@ -227,8 +237,10 @@ def slogdet(A: Any) -> SlogdetResult:
 
 
 def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
-    """X with A @ X = B (`left=False`: X @ A = B), PyTorch's rule for a vector B (B.ndim == 1, or a batch
-    of vectors of shape A.shape[:-1]); the gradient goes through solves with A^H, not an inverse.
+    """X with A @ X = B (`left=False`: X @ A = B).
+
+    PyTorch's rule for a vector B (B.ndim == 1, or a batch of vectors of shape `A.shape[:-1]`); the gradient goes
+    through solves with A^H, not an inverse.
 
     Example:
         >>> import torchlight as tl
@@ -240,8 +252,9 @@ def solve(A: Any, B: Any, *, left: bool = True) -> Tensor:
 
 
 def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitriangular: bool = False) -> Tensor:
-    """X with A @ X = B for a triangular A (`upper` says which triangle is read; `unitriangular`: its
-    diagonal is taken as ones), B a matrix or batch (`left=False`: X @ A = B).
+    """X with A @ X = B for a triangular A, B a matrix or batch (`left=False`: X @ A = B).
+
+    `upper` says which triangle is read; with `unitriangular`, its diagonal is taken as ones.
 
     Example:
         >>> import torchlight as tl
@@ -255,9 +268,10 @@ def solve_triangular(A: Any, B: Any, *, upper: bool, left: bool = True, unitrian
 
 
 def svd(A: Any, full_matrices: bool = True) -> SVDResult:
-    """A = U @ diag(S) @ Vh, S descending. The gradient of U and Vh is undefined at repeated singular
-    values (and, with full_matrices, for the columns beyond the rank), and each singular pair is defined
-    up to a common sign (phase): a loss must not depend on it.
+    """A = U @ diag(S) @ Vh, S descending.
+
+    The gradient of U and Vh is undefined at repeated singular values (and, with full_matrices, for the columns
+    beyond the rank), and each singular pair is defined up to a common sign (phase): a loss must not depend on it.
 
     Example:
         >>> import torchlight as tl

@@ -44,6 +44,20 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
     - `strict=True`: every parameter and buffer must be given.
     - A name that is no parameter or buffer of `module` is a ValueError
       naming it.
+
+    Example:
+        >>> import torchlight as tl
+        >>> from torchlight import func
+        >>> model = tl.nn.Linear(2, 1)
+        >>> x = tl.tensor([[1.0, 1.0]])
+        >>> params = {"weight": tl.tensor([[1.0, 2.0]]), "bias": tl.tensor([0.5])}
+        >>> func.functional_call(model, params, (x,)).tolist()
+        [[3.5]]
+        >>> model.weight.tolist() == [[1.0, 2.0]]  # the model keeps its own parameters
+        False
+        >>> grads = func.grad(lambda p: func.functional_call(model, p, (x,)).sum())(params)
+        >>> grads["weight"].tolist(), grads["bias"].tolist()
+        ([[1.0, 1.0]], [1.0])
     """
     merged = _merge(parameter_and_buffer_dicts)
     slots = _slots(module)  # name -> (owner module, table name, key)

@@ -30,6 +30,18 @@ class TreeSpec:
 
     A leaf's spec has `type` None and no children. Two specs are equal when
     the structures are (same node types, same keys in the same order).
+
+    Example:
+        >>> from torchlight.func import tree_flatten, tree_structure, tree_unflatten
+        >>> leaves, spec = tree_flatten({"w": [1, 2], "b": 3})
+        >>> spec
+        TreeSpec(dict, ['w', 'b'], [TreeSpec(list, [*, *]), *])
+        >>> spec.num_leaves, spec == tree_structure({"w": [0, 0], "b": 0})
+        (3, True)
+        >>> spec == tree_structure({"b": 0, "w": [0, 0]})  # the same keys in another order
+        False
+        >>> tree_unflatten(["x", "y", "z"], spec)
+        {'w': ['x', 'y'], 'b': 'z'}
     """
 
     __slots__ = ("type", "context", "children", "num_leaves")

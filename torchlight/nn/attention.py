@@ -49,6 +49,14 @@ class MultiheadAttention(Module):
     `in_proj_bias` (3 E,), and `out_proj` (a Linear(E, E)). Initialised as
     PyTorch: xavier_uniform_ for the projections, zero biases, out_proj's
     weight as a Linear's. `dropout` drops attention weights while training.
+
+    Example:
+        >>> import torchlight as tl
+        >>> attn = tl.nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
+        >>> x = tl.randn(2, 5, 8)  # (batch, sequence, embed_dim)
+        >>> out, weights = attn(x, x, x)
+        >>> out.shape, weights.shape  # weights averaged over the heads
+        ((2, 5, 8), (2, 5, 5))
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,

@@ -24,7 +24,16 @@ from torchlight.tensor import Tensor
 
 
 class Sequential(Module):
-    """Calls its sub-modules in order, named "0", "1", ... (or by an OrderedDict's keys)."""
+    """Calls its sub-modules in order, named "0", "1", ... (or by an OrderedDict's keys).
+
+    Example:
+        >>> import torchlight as tl
+        >>> model = tl.nn.Sequential(tl.nn.Linear(4, 8), tl.nn.ReLU(), tl.nn.Linear(8, 2))
+        >>> model(tl.ones(5, 4)).shape
+        (5, 2)
+        >>> [name for name, _ in model.named_parameters()]
+        ['0.weight', '0.bias', '2.weight', '2.bias']
+    """
 
     def __init__(self, *modules: Module | OrderedDict) -> None:
         super().__init__()
@@ -99,8 +108,9 @@ def _pairs(values: Any, owner: str) -> list[tuple[Any, Any]]:
 
 
 class ModuleList(Module):
-    """A list of sub-modules, registered under "0", "1", ... (so `named_parameters` gives "0.weight"
-    and the state dict PyTorch's keys). It has no `forward`: call its entries.
+    """A list of sub-modules, registered under "0", "1", ... as PyTorch's.
+
+    So `named_parameters` gives "0.weight" and the state dict PyTorch's keys. It has no `forward`: call its entries.
 
     Example:
         >>> import torchlight as tl
@@ -325,9 +335,10 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of Parameters, registered under their (str) keys; a plain Tensor becomes a
-    Parameter. A plain dict given to the constructor or `update` is read in sorted key order, an
-    OrderedDict or a ParameterDict in its own, as PyTorch.
+    """An ordered dict of Parameters, registered under their (str) keys.
+
+    A plain Tensor becomes a Parameter. A plain dict given to the constructor or `update` is read in sorted key
+    order, an OrderedDict or a ParameterDict in its own, as PyTorch.
 
     Example:
         >>> import torchlight as tl

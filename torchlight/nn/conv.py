@@ -30,6 +30,14 @@ class Conv2d(Module):
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias, fan_in = in_channels / groups * kh * kw.
     `groups` must divide both channel counts, and `padding="same"` needs
     stride 1 (ValueError here, not at the first call).
+
+    Example:
+        >>> import torchlight as tl
+        >>> conv = tl.nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        >>> conv.weight.shape, conv.bias.shape
+        ((8, 3, 3, 3), (8,))
+        >>> conv(tl.zeros(2, 3, 5, 5)).shape
+        (2, 8, 5, 5)
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],

@@ -15,7 +15,17 @@ from torchlight.tensor import Tensor
 
 
 class Dropout(Module):
-    """In training mode, zero each element with probability p and scale the rest by 1/(1-p)."""
+    """In training mode, zero each element with probability p and scale the rest by 1/(1-p).
+
+    Example:
+        >>> import torchlight as tl
+        >>> _ = tl.manual_seed(0)
+        >>> drop = tl.nn.Dropout(p=0.5)
+        >>> sorted(set(drop(tl.ones(8)).tolist()))  # kept elements are scaled by 1 / (1 - p)
+        [0.0, 2.0]
+        >>> drop.eval()(tl.ones(3)).tolist()  # evaluation mode: the identity
+        [1.0, 1.0, 1.0]
+    """
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()

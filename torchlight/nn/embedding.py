@@ -19,7 +19,18 @@ from torchlight.tensor import Tensor
 
 
 class Embedding(Module):
-    """weight[indices] for a weight (num_embeddings, embedding_dim) initialised N(0, 1), as PyTorch."""
+    """`weight[indices]` for a weight (num_embeddings, embedding_dim) initialised N(0, 1), as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> emb = tl.nn.Embedding(10, 3)
+        >>> emb.weight.shape
+        (10, 3)
+        >>> emb(tl.tensor([[1, 2], [4, 9]])).shape
+        (2, 2, 3)
+        >>> (emb(tl.tensor([4])) == emb.weight[4]).all().item()
+        True
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, *, backend: Any = None, device: Any = None,
                  dtype: Any = None) -> None:

@@ -187,22 +187,51 @@ def _judge_labels(parts: list[list[int]], names: tuple[str, str, str, int, int |
 
 # ------------------------------------------------------------- activations
 def relu(x: Tensor) -> Tensor:
-    """max(x, 0); relu'(0) = 0, as PyTorch."""
+    """max(x, 0); relu'(0) = 0, as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        >>> y = F.relu(x)
+        >>> y.sum().backward()
+        >>> y.tolist(), x.grad.tolist()
+        ([0.0, 0.0, 2.0], [0.0, 0.0, 1.0])
+    """
     return x.relu()
 
 
 def sigmoid(x: Tensor) -> Tensor:
-    """1 / (1 + exp(-x)), without overflow."""
+    """1 / (1 + exp(-x)), without overflow.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> F.sigmoid(tl.tensor([-1000.0, 0.0, 1000.0])).tolist()
+        [0.0, 0.5, 1.0]
+    """
     return x.sigmoid()
 
 
 def tanh(x: Tensor) -> Tensor:
+    """The hyperbolic tangent; its gradient 1 - tanh(x)**2 is computed from the output.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([0.0, 1.0], requires_grad=True)
+        >>> y = F.tanh(x)
+        >>> y.sum().backward()
+        >>> [round(v, 4) for v in y.tolist()], [round(v, 4) for v in x.grad.tolist()]
+        ([0.0, 0.7616], [1.0, 0.42])
+    """
     return x.tanh()
 
 
 def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + exp(beta x)) / beta, stable for large |x|; its derivative is sigmoid(beta x). Where
-    beta x > threshold it is x itself (PyTorch's switch to the linear function).
+    """log(1 + exp(beta x)) / beta, stable for large |x|; its derivative is sigmoid(beta x).
+
+    Where beta x > threshold it is x itself (PyTorch's switch to the linear function).
 
     Example:
         >>> import torchlight as tl
@@ -272,8 +301,9 @@ def mish(x: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """x clamped to [min_val, max_val]; the gradient is 1 strictly inside and 0 elsewhere (PyTorch's,
-    also at the two edges).
+    """x clamped to `[min_val, max_val]`; the gradient is 1 strictly inside and 0 elsewhere.
+
+    That is PyTorch's convention, also at the two edges.
 
     Example:
         >>> import torchlight as tl
@@ -294,9 +324,10 @@ def _check_no_inplace(inplace: Any, op: str) -> None:
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), Phi the standard normal CDF (PyTorch's GELU); `approximate="tanh"` is
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))). The exact one is x * ndtr(x), so that the
-    negative tail keeps its digits (PyTorch's 0.5 x (1 + erf(x / sqrt 2)) cancels there).
+    """x * Phi(x), Phi the standard normal CDF (PyTorch's GELU).
+
+    `approximate="tanh"` is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3))). The exact one is x * ndtr(x), so that
+    the negative tail keeps its digits (PyTorch's 0.5 x (1 + erf(x / sqrt 2)) cancels there).
 
     Example:
         >>> import torchlight as tl
@@ -317,12 +348,26 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim` (shifted by the max: no overflow)."""
+    """exp(x) / sum(exp(x)) along `dim` (shifted by the max: no overflow).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> [round(v, 4) for v in F.softmax(tl.tensor([1000.0, 1001.0]), dim=0).tolist()]
+        [0.2689, 0.7311]
+    """
     return x.softmax(dim)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """x - logsumexp(x, dim), stable for large |x|."""
+    """x - logsumexp(x, dim), stable for large |x|.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> [round(v, 4) for v in F.log_softmax(tl.tensor([1000.0, 1001.0]), dim=0).tolist()]
+        [-1.3133, -0.3133]
+    """
     return x.log_softmax(dim)
 
 
@@ -586,8 +631,9 @@ def mse_loss(input: Tensor, target: Any, size_average: bool | None = None, reduc
 
 def l1_loss(input: Tensor, target: Any, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """|input - target| (times `weight`, broadcast, where given), reduced; the gradient at a tie is 0
-    (sign(0), as PyTorch).
+    """|input - target| (times `weight`, broadcast, where given), reduced.
+
+    The gradient at a tie is 0 (sign(0), as PyTorch).
 
     Example:
         >>> import torchlight as tl
@@ -732,8 +778,9 @@ def _judge_probabilities(parts: list[tuple[bool, bool]]) -> None:
 def binary_cross_entropy_with_logits(input: Tensor, target: Any, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
-    """binary_cross_entropy(sigmoid(x), t), as (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x): stable
-    for any x.
+    """binary_cross_entropy(sigmoid(x), t) in one expression, stable for any x.
+
+    It is computed as (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x).
 
     `pos_weight` (broadcast along the last axis: one per class) weighs the
     positive term, `weight` each element, as PyTorch.
@@ -771,6 +818,15 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Any = N
 
     Identity when `training` is False or p == 0; the mask is drawn from the
     backend's generator (`tl.manual_seed`) unless `generator=` is given.
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> _ = tl.manual_seed(0)
+        >>> sorted(set(F.dropout(tl.ones(8), p=0.5).tolist()))
+        [0.0, 2.0]
+        >>> F.dropout(tl.ones(3), p=0.5, training=False).tolist()
+        [1.0, 1.0, 1.0]
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], not {p!r}")
@@ -957,6 +1013,15 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
 
     `dilation` spaces a window's taps apart, as in `conv2d`. Tied maxima
     share the gradient evenly (the convention of `Tensor.max`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.arange(16.0).reshape(1, 1, 4, 4)
+        >>> F.max_pool2d(x, 2).tolist()
+        [[[[5.0, 7.0], [13.0, 15.0]]]]
+        >>> F.max_pool2d(x, 3, stride=1, padding=1).shape
+        (1, 1, 4, 4)
     """
     windows = _pool_windows(x, kernel_size, stride, padding, -math.inf, "max_pool2d", dilation)
     return windows.amax(0)
@@ -964,13 +1029,31 @@ def max_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequen
 
 def avg_pool2d(x: Tensor, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                padding: int | Sequence[int] = 0) -> Tensor:
-    """The mean of each window (zero padding counted in the mean, as PyTorch's default)."""
+    """The mean of each window (zero padding counted in the mean, as PyTorch's default).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.ones(1, 1, 2, 2)
+        >>> F.avg_pool2d(x, 2).tolist()
+        [[[[1.0]]]]
+        >>> F.avg_pool2d(x, 2, stride=1, padding=1)[0, 0].tolist()  # the zero padding counts
+        [[0.25, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 0.25]]
+    """
     return _pool_windows(x, kernel_size, stride, padding, 0.0, "avg_pool2d").mean(0)
 
 
 def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance)."""
+    """(x - mean) / sqrt(var + eps) over the last dims, then * weight + bias (biased variance).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> x = tl.tensor([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
+        >>> [[round(v, 4) for v in row] for row in F.layer_norm(x, 3).tolist()]
+        [[-1.2247, 0.0, 1.2247], [0.0, 0.0, 0.0]]
+    """
     _check_float(x, "layer_norm")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape:  # () would normalise each element by itself: zeros everywhere (PyTorch raises too)
@@ -1068,8 +1151,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
-    """Normalise each sample over each group of channels (axis 1 split into `num_groups`) and the
-    other axes, then * weight + bias per channel (biased variance, as PyTorch).
+    """Normalise each sample over each group of channels and the other axes, then * weight + bias.
+
+    The channels (axis 1) are split into `num_groups`; weight and bias are per channel; the variance is biased, as
+    PyTorch's.
 
     Example:
         >>> import torchlight as tl
@@ -1096,7 +1181,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
 
 
 def embedding(indices: Any, weight: Tensor) -> Tensor:
-    """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape)."""
+    """The rows of `weight` (num_embeddings, dim) picked by integer `indices` (any shape).
+
+    Example:
+        >>> import torchlight as tl
+        >>> import torchlight.nn.functional as F
+        >>> weight = tl.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 4.0]])
+        >>> F.embedding(tl.tensor([[2, 0], [1, 1]]), weight).tolist()
+        [[[2.0, 4.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]]]
+    """
     if getattr(weight, "ndim", None) != 2:  # weight[indices] would pick entries of a vector, planes of a cube
         raise ValueError(f"embedding: the weight must be 2-d (num_embeddings, embedding_dim), "
                          f"not of shape {getattr(weight, 'shape', None)}")

@@ -26,6 +26,16 @@ class Linear(Module):
     Initialised as PyTorch: weight by kaiming_uniform_(a=sqrt(5)), i.e.
     U(-1/sqrt(in), 1/sqrt(in)), and bias by U(-1/sqrt(in), 1/sqrt(in)).
     An input whose last axis is not `in_features` raises ValueError.
+
+    Example:
+        >>> import torchlight as tl
+        >>> layer = tl.nn.Linear(3, 2)
+        >>> layer
+        Linear(in_features=3, out_features=2, bias=True)
+        >>> layer.weight.shape, layer.bias.shape
+        ((2, 3), (2,))
+        >>> layer(tl.ones(4, 3)).shape
+        (4, 2)
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, backend: Any = None,
@@ -51,7 +61,15 @@ class Linear(Module):
 
 
 class Flatten(Module):
-    """Merge the axes `start_dim` ... `end_dim` into one (default: all but the batch axis)."""
+    """Merge the axes `start_dim` ... `end_dim` into one (default: all but the batch axis).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.Flatten()(tl.zeros(2, 3, 4)).shape
+        (2, 12)
+        >>> tl.nn.Flatten(start_dim=0)(tl.zeros(2, 3, 4)).shape
+        (24,)
+    """
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
@@ -67,7 +85,14 @@ class Flatten(Module):
 
 
 class Identity(Module):
-    """Returns its input unchanged (a placeholder layer)."""
+    """Returns its input unchanged (a placeholder layer).
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.tensor([1.0, 2.0])
+        >>> tl.nn.Identity()(x) is x
+        True
+    """
 
     def forward(self, x: Tensor) -> Tensor:
         return x

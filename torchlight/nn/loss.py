@@ -20,8 +20,19 @@ from torchlight.tensor import Tensor
 
 
 class NLLLoss(Module):
-    """`F.nll_loss(log_probs, target, weight, ignore_index, reduction)`; `weight` is kept as a buffer
-    (it moves with `.to()` and is saved in the state dict, as PyTorch's)."""
+    """`F.nll_loss(log_probs, target, weight, ignore_index, reduction)`; `weight` is kept as a buffer.
+
+    The buffer moves with `.to()` and is saved in the state dict, as PyTorch's.
+
+    Example:
+        >>> import torchlight as tl
+        >>> log_probs = tl.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]]).log_softmax(1)
+        >>> round(tl.nn.NLLLoss()(log_probs, tl.tensor([0, 2])).item(), 6)
+        0.167234
+        >>> loss = tl.nn.NLLLoss(weight=tl.tensor([1.0, 1.0, 3.0]))
+        >>> list(loss.state_dict())
+        ['weight']
+    """
 
     def __init__(self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean") -> None:
         super().__init__()
@@ -43,7 +54,17 @@ class NLLLoss(Module):
 
 
 class CrossEntropyLoss(NLLLoss):
-    """`F.cross_entropy(logits, target, weight, ignore_index, reduction, label_smoothing)`."""
+    """`F.cross_entropy(logits, target, weight, ignore_index, reduction, label_smoothing)`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> logits = tl.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
+        >>> target = tl.tensor([0, 2])
+        >>> round(tl.nn.CrossEntropyLoss()(logits, target).item(), 6)
+        0.167234
+        >>> [round(v, 6) for v in tl.nn.CrossEntropyLoss(reduction="none")(logits, target).tolist()]
+        [0.239545, 0.094923]
+    """
 
     def __init__(self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean",
                  label_smoothing: float = 0.0) -> None:
@@ -90,14 +111,26 @@ class MSELoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """`F.l1_loss(input, target, reduction=)`: the mean absolute error."""
+    """`F.l1_loss(input, target, reduction=)`: the mean absolute error.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.L1Loss()(tl.tensor([1.0, -2.0]), tl.tensor([0.0, 0.0])).item()
+        1.5
+    """
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class BCELoss(_Loss):
-    """`F.binary_cross_entropy(input, target, weight, reduction=)`; `weight` is a buffer, as PyTorch's."""
+    """`F.binary_cross_entropy(input, target, weight, reduction=)`; `weight` is a buffer, as PyTorch's.
+
+    Example:
+        >>> import torchlight as tl
+        >>> round(tl.nn.BCELoss()(tl.tensor([0.8, 0.4]), tl.tensor([1.0, 0.0])).item(), 6)
+        0.366985
+    """
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
@@ -109,8 +142,9 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """`F.binary_cross_entropy_with_logits(input, target, weight, reduction=, pos_weight=)`: sigmoid and
-    binary cross-entropy in one stable expression; `weight` and `pos_weight` are buffers, as PyTorch's.
+    """`F.binary_cross_entropy_with_logits(input, target, weight, reduction=, pos_weight=)` as a module.
+
+    Sigmoid and binary cross-entropy in one stable expression; `weight` and `pos_weight` are buffers, as PyTorch's.
 
     Example:
         >>> import torchlight as tl
@@ -131,7 +165,15 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """`F.huber_loss(input, target, reduction, delta)`: squared below `delta`, linear above."""
+    """`F.huber_loss(input, target, reduction, delta)`: squared below `delta`, linear above.
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.HuberLoss(reduction="none")(tl.tensor([0.5, 3.0]), tl.tensor([0.0, 0.0])).tolist()
+        [0.125, 2.5]
+        >>> tl.nn.HuberLoss()(tl.tensor([0.5, 3.0]), tl.tensor([0.0, 0.0])).item()
+        1.3125
+    """
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
@@ -144,7 +186,13 @@ class HuberLoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    """`F.smooth_l1_loss(input, target, reduction=, beta=)`: huber_loss / beta (l1_loss at beta 0)."""
+    """`F.smooth_l1_loss(input, target, reduction=, beta=)`: huber_loss / beta (l1_loss at beta 0).
+
+    Example:
+        >>> import torchlight as tl
+        >>> tl.nn.SmoothL1Loss(reduction="none", beta=2.0)(tl.tensor([0.5, 3.0]), tl.tensor([0.0, 0.0])).tolist()
+        [0.0625, 2.0]
+    """
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
                  beta: float = 1.0) -> None:
@@ -158,8 +206,9 @@ class SmoothL1Loss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """`F.kl_div(input, target, reduction=, log_target=)`: `input` log-probabilities; use
-    `reduction="batchmean"` for the divergence itself (the sum over a batch divided by its size).
+    """`F.kl_div(input, target, reduction=, log_target=)`: `input` holds log-probabilities.
+
+    Use `reduction="batchmean"` for the divergence itself (the sum over a batch divided by its size).
 
     Example:
         >>> import torchlight as tl

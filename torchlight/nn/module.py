@@ -60,6 +60,22 @@ class Module:
     """Base class: subclasses set attributes in `__init__` and define `forward`.
 
     Calling the module calls `forward`. `training` is True until `eval()`.
+
+    Example:
+        >>> import torchlight as tl
+        >>> class Scale(tl.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.factor = tl.nn.Parameter(tl.tensor([2.0]))
+        ...     def forward(self, x):
+        ...         return self.factor * x
+        >>> model = Scale()
+        >>> model(tl.tensor([1.0, 3.0])).tolist()
+        [2.0, 6.0]
+        >>> [name for name, _ in model.named_parameters()]
+        ['factor']
+        >>> model.training, model.eval().training
+        (True, False)
     """
 
     training: bool

@@ -22,7 +22,16 @@ from torchlight.tensor import Tensor
 
 
 class LayerNorm(Module):
-    """(x - mean) / sqrt(var + eps) * weight + bias over `normalized_shape` (weight 1, bias 0 at first)."""
+    """(x - mean) / sqrt(var + eps) * weight + bias over `normalized_shape` (weight 1, bias 0 at first).
+
+    Example:
+        >>> import torchlight as tl
+        >>> norm = tl.nn.LayerNorm(3)
+        >>> [round(v, 4) for v in norm(tl.tensor([[1.0, 2.0, 3.0]]))[0].tolist()]
+        [-1.2247, 0.0, 1.2247]
+        >>> norm.weight.tolist(), norm.bias.tolist()
+        ([1.0, 1.0, 1.0], [0.0, 0.0, 0.0])
+    """
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
                  *, backend: Any = None, device: Any = None, dtype: Any = None) -> None:
@@ -169,8 +178,9 @@ class BatchNorm2d(_BatchNorm):
 
 
 class GroupNorm(Module):
-    """`F.group_norm` over `num_groups` groups of the `num_channels` channels, with a weight and a bias
-    per channel (1 and 0 at first) when `affine`.
+    """`F.group_norm` over `num_groups` groups of the `num_channels` channels.
+
+    With a weight and a bias per channel (1 and 0 at first) when `affine`.
 
     Example:
         >>> import torchlight as tl

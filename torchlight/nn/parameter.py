@@ -21,6 +21,14 @@ class Parameter(Tensor):
     Made from a Tensor, it shares that tensor's array (no copy); made from
     anything else, it goes through `tl.tensor`. Ops on a Parameter return
     plain Tensors.
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([1.0, 2.0]))
+        >>> w.requires_grad, w.is_leaf
+        (True, True)
+        >>> type(w * 2).__name__  # ops on a Parameter give plain Tensors
+        'Tensor'
     """
 
     __slots__ = ()

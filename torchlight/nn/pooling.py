@@ -31,7 +31,14 @@ class _Pool2d(Module):
 
 
 class MaxPool2d(_Pool2d):
-    """The maximum of each kernel_size window (stride defaults to kernel_size; taps `dilation` apart)."""
+    """The maximum of each kernel_size window (stride defaults to kernel_size; taps `dilation` apart).
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.arange(16.0).reshape(1, 1, 4, 4)
+        >>> tl.nn.MaxPool2d(2)(x).tolist()
+        [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
 
     def __init__(self, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None = None,
                  padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1) -> None:
@@ -46,7 +53,16 @@ class MaxPool2d(_Pool2d):
 
 
 class AvgPool2d(_Pool2d):
-    """The mean of each kernel_size window (zero padding counts in the mean)."""
+    """The mean of each kernel_size window (zero padding counts in the mean).
+
+    Example:
+        >>> import torchlight as tl
+        >>> x = tl.arange(16.0).reshape(1, 1, 4, 4)
+        >>> tl.nn.AvgPool2d(2)(x).tolist()
+        [[[[2.5, 4.5], [10.5, 12.5]]]]
+        >>> tl.nn.AvgPool2d(2, stride=1, padding=1)(x).shape
+        (1, 1, 5, 5)
+    """
 
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)

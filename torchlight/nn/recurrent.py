@@ -110,6 +110,17 @@ class RNNBase(Module):
     `bias_hh_lk` (G H,), G = 1 (RNN), 4 (LSTM), 3 (GRU); layer k > 0 takes
     the D H outputs of the layer below (D = 2 when bidirectional). All start
     U(-1/sqrt(H), 1/sqrt(H)), as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> issubclass(tl.nn.LSTM, tl.nn.RNNBase)
+        True
+        >>> gru = tl.nn.GRU(input_size=4, hidden_size=6, num_layers=2, batch_first=True)
+        >>> gru.weight_ih_l0.shape, gru.weight_hh_l1.shape  # G = 3 gates for a GRU
+        ((18, 4), (18, 6))
+        >>> output, h_n = gru(tl.zeros(3, 5, 4))
+        >>> output.shape, h_n.shape
+        ((3, 5, 6), (2, 3, 6))
     """
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -354,6 +365,17 @@ class RNNCellBase(Module):
     """One step: `weight_ih` (G H, input), `weight_hh` (G H, H), `bias_ih`, `bias_hh` (G H,).
 
     All start U(-1/sqrt(H), 1/sqrt(H)), as PyTorch.
+
+    Example:
+        >>> import torchlight as tl
+        >>> issubclass(tl.nn.LSTMCell, tl.nn.RNNCellBase)
+        True
+        >>> cell = tl.nn.LSTMCell(input_size=4, hidden_size=6)
+        >>> cell.weight_ih.shape  # G = 4 gates for an LSTM
+        (24, 4)
+        >>> h, c = cell(tl.zeros(3, 4))
+        >>> h.shape, c.shape
+        ((3, 6), (3, 6))
     """
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, gates: int, *, backend: Any = None,

@@ -62,21 +62,47 @@ __all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "
 
 
 class SlogdetResult(NamedTuple):
-    """`slogdet`'s result: the sign (a unit complex number for complex input) and log |det|."""
+    """`slogdet`'s result: the sign (a unit complex number for complex input) and log |det|.
+
+    Example:
+        >>> import torchlight as tl
+        >>> sign, logabsdet = tl.linalg.slogdet(tl.tensor([[2.0, 0.0], [0.0, -3.0]]))
+        >>> sign.item(), round(logabsdet.item(), 6)  # det = -6
+        (-1.0, 1.791759)
+    """
 
     sign: Tensor
     logabsdet: Tensor
 
 
 class EighResult(NamedTuple):
-    """`eigh`'s result: eigenvalues ascending, eigenvectors as the columns."""
+    """`eigh`'s result: eigenvalues ascending, eigenvectors as the columns.
+
+    Example:
+        >>> import torchlight as tl
+        >>> result = tl.linalg.eigh(tl.tensor([[2.0, 1.0], [1.0, 2.0]]))
+        >>> [round(v, 6) for v in result.eigenvalues.tolist()]
+        [1.0, 3.0]
+        >>> result.eigenvectors.shape
+        (2, 2)
+    """
 
     eigenvalues: Tensor
     eigenvectors: Tensor
 
 
 class SVDResult(NamedTuple):
-    """`svd`'s result: A = U @ diag(S) @ Vh, S descending."""
+    """`svd`'s result: A = U @ diag(S) @ Vh, S descending.
+
+    Example:
+        >>> import torchlight as tl
+        >>> A = tl.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> U, S, Vh = tl.linalg.svd(A, full_matrices=False)
+        >>> U.shape, S.shape, Vh.shape
+        ((3, 2), (2,), (2, 2))
+        >>> bool(((U * S @ Vh - A).abs() < 1e-12).all())
+        True
+    """
 
     U: Tensor
     S: Tensor
@@ -84,7 +110,17 @@ class SVDResult(NamedTuple):
 
 
 class QRResult(NamedTuple):
-    """`qr`'s result: A = Q @ R, Q with orthonormal columns, R upper triangular."""
+    """`qr`'s result: A = Q @ R, Q with orthonormal columns, R upper triangular.
+
+    Example:
+        >>> import torchlight as tl
+        >>> A = tl.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> result = tl.linalg.qr(A)
+        >>> result.Q.shape, result.R.shape
+        ((3, 2), (2, 2))
+        >>> bool(((result.Q @ result.R - A).abs() < 1e-12).all())
+        True
+    """
 
     Q: Tensor
     R: Tensor

@@ -48,6 +48,16 @@ class MissingGroupKeyError(KeyError, ValueError):
     """A parameter group lacks a key a scheduler needs (`initial_lr` when resuming with last_epoch >= 0).
 
     A KeyError as PyTorch raises, and a ValueError (the optimizer handed in does not fit).
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([1.0]))
+        >>> opt = tl.optim.SGD([w], lr=0.1)  # a fresh optimizer: its groups have no 'initial_lr'
+        >>> try:
+        ...     tl.optim.lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
+        ... except KeyError as error:
+        ...     print(type(error).__name__, isinstance(error, ValueError))
+        MissingGroupKeyError True
     """
 
     def __str__(self) -> str:

@@ -36,6 +36,27 @@ class Optimizer:
 
     `params` is an iterable of Parameters, or of dicts {"params": [...],
     "lr": ...} that override the defaults for their group.
+
+    Example:
+        >>> import torchlight as tl
+        >>> class SignSGD(tl.optim.Optimizer):
+        ...     def __init__(self, params, lr=0.1):
+        ...         super().__init__(params, {"lr": lr})
+        ...     @tl.no_grad()
+        ...     def step(self):
+        ...         for group in self.param_groups:
+        ...             for p in group["params"]:
+        ...                 if p.grad is not None:
+        ...                     p.sub_(group["lr"] * p.grad.sign())
+        >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
+        >>> opt = SignSGD([w], lr=0.5)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w.tolist()
+        [0.5, -1.5]
+        >>> opt.zero_grad()
+        >>> w.grad is None
+        True
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
@@ -226,6 +247,22 @@ class SGD(Optimizer):
     g = grad + weight_decay * w; with momentum: buf = momentum * buf +
     (1 - dampening) * g (buf = g on the first step), then g = buf, or
     g + momentum * buf with Nesterov; finally w = w - lr * g.
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([3.0]))
+        >>> opt = tl.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> for _ in range(2):
+        ...     opt.zero_grad()
+        ...     (w * w).sum().backward()  # grad 2 w
+        ...     opt.step()
+        ...     print([round(v, 4) for v in w.tolist()])
+        [2.4]
+        [1.38]
+        >>> slow = tl.nn.Parameter(tl.tensor([1.0]))
+        >>> groups = tl.optim.SGD([{"params": [w]}, {"params": [slow], "lr": 0.01}], lr=0.1)
+        >>> [group["lr"] for group in groups.param_groups]
+        [0.1, 0.01]
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
@@ -255,6 +292,15 @@ class Adam(Optimizer):
 
     weight_decay here is L2: it is added to the gradient (see AdamW for the
     decoupled form).
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
+        >>> opt = tl.optim.Adam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()  # the first step moves each entry by about lr, against its gradient
+        >>> [round(v, 6) for v in w.tolist()], opt.state[w]["step"]
+        ([0.9, -1.9], 1)
     """
 
     decoupled = False
@@ -286,7 +332,17 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov and Hutter, 2019): w *= 1 - lr * weight_decay."""
+    """Adam with decoupled weight decay (Loshchilov and Hutter, 2019): w *= 1 - lr * weight_decay.
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([1.0, -2.0]))
+        >>> opt = tl.optim.AdamW([w], lr=0.1, weight_decay=0.5)
+        >>> w.grad = tl.zeros(2)
+        >>> opt.step()  # no gradient, yet the weights shrink by 1 - lr * weight_decay
+        >>> [round(v, 6) for v in w.tolist()]
+        [0.95, -1.9]
+    """
 
     decoupled = True
 

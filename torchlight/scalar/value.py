@@ -11,6 +11,7 @@ this module; the numbers' and arrays' forms they compute with are in `forms`.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from collections.abc import Callable
 from numbers import Real
@@ -57,12 +58,30 @@ class ScalarFunction:
     the derivative with respect to argument i; `vjp(d, out, *args)` is the
     vector-Jacobian product on plain numbers (one number per argument, a
     tuple for two); `reduce_name` names the namespace reduction that folds it
-    (`sum` for add).
+    (`sum` for add); `doc` is this function's own docstring (what `help` and
+    the API reference show).
+
+    Example:
+        >>> from torchlight.scalar import ScalarFunction, variable
+        >>> square = ScalarFunction("square", lambda x: x * x, lambda xp, x: x * x,
+        ...                         (lambda x: 2.0 * x,), lambda d, out, x: d * 2.0 * x)
+        >>> square(3.0)
+        9.0
+        >>> x = variable(3.0)
+        >>> y = square(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (9.0, 6.0)
     """
 
     def __init__(self, name: str, number_fn: Callable, array_fn: Callable | None,
-                 partials: tuple[Callable, ...], vjp: Callable, reduce_name: str | None = None) -> None:
+                 partials: tuple[Callable, ...], vjp: Callable, reduce_name: str | None = None,
+                 doc: str | None = None) -> None:
         self.__name__ = name
+        if doc is not None:
+            self.__doc__ = doc
+        # what `inspect.signature` (and so `help` and the API reference) shows: `add(a, b)`, not `(*args)`
+        self.__signature__ = inspect.signature(number_fn).replace(return_annotation=inspect.Signature.empty)
         self.arity = len(partials)
         self.number_fn = number_fn
         self.array_fn = array_fn
@@ -149,56 +168,265 @@ sigmoid: ScalarFunction
 
 # The derivative helpers are ScalarFunctions too, so `Map` can differentiate
 # its own backward (second derivatives through map/zip).
-zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),), _zero_vjp)
-one = ScalarFunction("one", lambda x: 1.0, _one_array, (lambda x: zero(x),), _zero_vjp)
-step = ScalarFunction("step", lambda x: 1.0 if x > 0 else 0.0, _step_array, (lambda x: zero(x),), _zero_vjp)
+zero = ScalarFunction("zero", lambda x: 0.0, _zero_array, (lambda x: zero(x),), _zero_vjp,
+                      doc="""0.0 whatever `x` is: the derivative of a constant (no gradient flows back).
+
+    Example:
+        >>> from torchlight.scalar import zero
+        >>> zero(7.0)
+        0.0
+    """)
+one = ScalarFunction("one", lambda x: 1.0, _one_array, (lambda x: zero(x),), _zero_vjp,
+                     doc="""1.0 whatever `x` is: the derivative of `add` with respect to either input.
+
+    Example:
+        >>> from torchlight.scalar import one
+        >>> one(7.0)
+        1.0
+    """)
+step = ScalarFunction("step", lambda x: 1.0 if x > 0 else 0.0, _step_array, (lambda x: zero(x),), _zero_vjp,
+                      doc="""1.0 where `x > 0`, else 0.0: the derivative of `relu` (0.0 at the kink, as in PyTorch).
+
+    Example:
+        >>> from torchlight.scalar import step
+        >>> step(2.0), step(0.0), step(-1.0)
+        (1.0, 0.0, 0.0)
+    """)
 # 1.0 where max(a, b) is b (b larger, or b alone NaN), else 0.0: which side max's gradient goes to
 right_wins = ScalarFunction("right_wins", lambda a, b: 0.0 if a >= b or a != a else 1.0, _right_wins_array,
-                            (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
+                            (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp,
+                            doc="""1.0 where `max(a, b)` is `b`, else 0.0: which input `max`'s gradient goes to.
+
+    A tie goes to `a` (0.0); a NaN `b` beside a number `a` wins (1.0).
+
+    Example:
+        >>> from torchlight.scalar import right_wins
+        >>> right_wins(1.0, 2.0), right_wins(2.0, 2.0), right_wins(1.0, float("nan"))
+        (1.0, 0.0, 1.0)
+    """)
 
 add = ScalarFunction("add", _add, lambda xp, a, b: a + b, (lambda a, b: one(a), lambda a, b: one(b)),
-                     lambda d, out, a, b: (d, d), "sum")
+                     lambda d, out, a, b: (d, d), "sum", doc="""`a + b`, on numbers, Values or Tensors.
+
+    Example:
+        >>> from torchlight.scalar import add, variable
+        >>> add(2.0, 3.0)
+        5.0
+        >>> x = variable(2.0)
+        >>> y = add(x, 3.0)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (5.0, 1.0)
+        >>> import torchlight as tl
+        >>> add(tl.tensor([1.0, 2.0]), tl.tensor([10.0, 20.0]))
+        tensor([11., 22.])
+    """)
 sub = ScalarFunction("sub", _sub, lambda xp, a, b: a - b, (lambda a, b: one(a), lambda a, b: neg(one(b))),
-                     lambda d, out, a, b: (d, -d))
+                     lambda d, out, a, b: (d, -d), doc="""`a - b`; its gradients are 1 and -1.
+
+    Example:
+        >>> from torchlight.scalar import sub, variable
+        >>> a, b = variable(5.0), variable(3.0)
+        >>> y = sub(a, b)
+        >>> y.backward()
+        >>> y.data, a.grad, b.grad
+        (2.0, 1.0, -1.0)
+    """)
 mul = ScalarFunction("mul", _mul, lambda xp, a, b: a * b, (lambda a, b: b, lambda a, b: a),
-                     lambda d, out, a, b: (d * b, d * a), "prod")
+                     lambda d, out, a, b: (d * b, d * a), "prod",
+                     doc="""`a * b`; the gradient of each input is the other.
+
+    Example:
+        >>> from torchlight.scalar import mul, variable
+        >>> a, b = variable(2.0), variable(3.0)
+        >>> y = mul(a, b)
+        >>> y.backward()
+        >>> y.data, a.grad, b.grad
+        (6.0, 3.0, 2.0)
+    """)
 div = ScalarFunction("div", _div, lambda xp, a, b: a / b,
                      (lambda a, b: div(1.0, b), lambda a, b: neg(div(div(a, b), b))),  # (a / b / b: b * b overflows)
-                     lambda d, out, a, b: (d / b, -d * out / b))
-neg = ScalarFunction("neg", _neg, lambda xp, x: -x, (lambda x: neg(one(x)),), lambda d, out, x: -d)
+                     lambda d, out, a, b: (d / b, -d * out / b),
+                     doc="""`a / b`; a zero `b` raises `ZeroDivisionError` on numbers and Values.
+
+    Example:
+        >>> from torchlight.scalar import div, variable
+        >>> a, b = variable(3.0), variable(2.0)
+        >>> y = div(a, b)
+        >>> y.backward()
+        >>> y.data, a.grad, b.grad
+        (1.5, 0.5, -0.75)
+    """)
+neg = ScalarFunction("neg", _neg, lambda xp, x: -x, (lambda x: neg(one(x)),), lambda d, out, x: -d,
+                     doc="""`-x`; its gradient is -1.
+
+    Example:
+        >>> from torchlight.scalar import neg, variable
+        >>> x = variable(2.0)
+        >>> y = neg(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (-2.0, -1.0)
+    """)
 pow = ScalarFunction("pow", _pow, lambda xp, a, b: a ** b,
-                     (lambda a, b: pow_da(a, b), lambda a, b: pow_db(a, b)), _pow_vjp)
+                     (lambda a, b: pow_da(a, b), lambda a, b: pow_db(a, b)), _pow_vjp,
+                     doc="""`a ** b`; its gradients are `pow_da(a, b)` and `pow_db(a, b)`.
+
+    Example:
+        >>> from torchlight.scalar import pow, variable
+        >>> a, b = variable(2.0), variable(3.0)
+        >>> y = pow(a, b)
+        >>> y.backward()
+        >>> y.data, a.grad, round(b.grad, 4)
+        (8.0, 12.0, 5.5452)
+    """)
 # pow's partials with its conventions (those of `_pow_vjp`), so map/zip's gradients are the Value
 # engine's: d/da is 0 where b == 0, d/db 0 where a == 0 and NaN where a < 0. Their own partials
 # (second derivatives) are the plain formulas.
 pow_da = ScalarFunction("pow_da", lambda a, b: _pow_vjp(1.0, 0.0, a, b)[0], _pow_da_array,
                         (lambda a, b: mul(b, pow_da(a, sub(b, 1.0))),
                          lambda a, b: add(pow(a, sub(b, 1.0)), mul(b, pow_db(a, sub(b, 1.0))))),
-                        lambda d, out, a, b: _pow_da_vjp(d, a, b))
+                        lambda d, out, a, b: _pow_da_vjp(d, a, b),
+                        doc="""`b * a ** (b - 1)`, the derivative of `a ** b` in `a` (0.0 where `b == 0`).
+
+    Example:
+        >>> from torchlight.scalar import pow_da
+        >>> pow_da(2.0, 3.0), pow_da(0.0, 0.0)
+        (12.0, 0.0)
+    """)
 pow_db = ScalarFunction("pow_db", lambda a, b: _pow_vjp(1.0, _pow(a, b), a, b)[1], _pow_db_array,
                         (lambda a, b: add(mul(pow_da(a, b), ln(a)), pow(a, sub(b, 1.0))),
                          lambda a, b: mul(pow_db(a, b), ln(a))),
-                        lambda d, out, a, b: _pow_db_vjp(d, out, a, b))
-exp = ScalarFunction("exp", _exp, lambda xp, x: xp.exp(x), (lambda x: exp(x),), lambda d, out, x: d * out)
-ln = ScalarFunction("ln", _ln, lambda xp, x: xp.log(x), (lambda x: div(1.0, x),), lambda d, out, x: d / x)
-sqrt = ScalarFunction("sqrt", _sqrt, lambda xp, x: xp.sqrt(x), (lambda x: div(0.5, sqrt(x)),), _sqrt_vjp)
+                        lambda d, out, a, b: _pow_db_vjp(d, out, a, b),
+                        doc="""`a ** b * ln(a)`, the derivative of `a ** b` in `b` (0.0 at `a == 0`, NaN at `a < 0`).
+
+    Example:
+        >>> from torchlight.scalar import pow_db
+        >>> round(pow_db(2.0, 3.0), 4), pow_db(0.0, 2.0), pow_db(-2.0, 2.0)
+        (5.5452, 0.0, nan)
+    """)
+exp = ScalarFunction("exp", _exp, lambda xp, x: xp.exp(x), (lambda x: exp(x),), lambda d, out, x: d * out,
+                     doc="""`e ** x`; its gradient is its output.
+
+    Example:
+        >>> from torchlight.scalar import exp, variable
+        >>> x = variable(0.0)
+        >>> y = exp(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (1.0, 1.0)
+        >>> import torchlight as tl
+        >>> exp(tl.tensor([0.0, 1.0]))
+        tensor([1.        , 2.71828183])
+    """)
+ln = ScalarFunction("ln", _ln, lambda xp, x: xp.log(x), (lambda x: div(1.0, x),), lambda d, out, x: d / x,
+                    doc="""The natural logarithm; a non-positive number raises `ValueError`. `log` is the same function.
+
+    Example:
+        >>> from torchlight.scalar import ln, variable
+        >>> x = variable(2.0)
+        >>> y = ln(x)
+        >>> y.backward()
+        >>> round(y.data, 4), x.grad
+        (0.6931, 0.5)
+        >>> ln(0.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: ...
+    """)
+sqrt = ScalarFunction("sqrt", _sqrt, lambda xp, x: xp.sqrt(x), (lambda x: div(0.5, sqrt(x)),), _sqrt_vjp,
+                      doc="""The square root; a negative number raises `ValueError`.
+
+    Example:
+        >>> from torchlight.scalar import sqrt, variable
+        >>> x = variable(9.0)
+        >>> y = sqrt(x)
+        >>> y.backward()
+        >>> y.data, round(x.grad, 4)
+        (3.0, 0.1667)
+    """)
 tanh = ScalarFunction("tanh", _tanh, lambda xp, x: xp.tanh(x), (lambda x: sub(1.0, mul(tanh(x), tanh(x))),),
-                      lambda d, out, x: d * (1.0 - out * out))
+                      lambda d, out, x: d * (1.0 - out * out),
+                      doc="""The hyperbolic tangent; its gradient is `1 - tanh(x) ** 2`.
+
+    Example:
+        >>> from torchlight.scalar import tanh, variable
+        >>> x = variable(0.0)
+        >>> y = tanh(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (0.0, 1.0)
+    """)
 sigmoid = ScalarFunction("sigmoid", _sigmoid, _sigmoid_array, (lambda x: mul(sigmoid(x), sub(1.0, sigmoid(x))),),
-                         lambda d, out, x: d * out * (1.0 - out))
+                         lambda d, out, x: d * out * (1.0 - out),
+                         doc="""`1 / (1 + e ** -x)`; its gradient is `s * (1 - s)`.
+
+    Example:
+        >>> from torchlight.scalar import sigmoid, variable
+        >>> x = variable(0.0)
+        >>> y = sigmoid(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (0.5, 0.25)
+    """)
 # relu'(0) = 0: the kink gets the left slope, as in PyTorch (step is x > 0).
 relu = ScalarFunction("relu", _relu, lambda xp, x: xp.where(x <= 0, xp.zeros_like(x), x), (lambda x: step(x),),
-                      lambda d, out, x: d if x > 0 else 0.0)
+                      lambda d, out, x: d if x > 0 else 0.0,
+                      doc="""`max(x, 0)`; its gradient at the kink `x == 0` is 0, as in PyTorch.
+
+    Example:
+        >>> from torchlight.scalar import relu, variable
+        >>> relu(-2.0), relu(3.0)
+        (0.0, 3.0)
+        >>> x = variable(0.0)
+        >>> relu(x).backward()
+        >>> x.grad
+        0.0
+    """)
 inv = ScalarFunction("inv", _inv, lambda xp, x: 1.0 / x, (lambda x: neg(div(1.0, mul(x, x))),),
-                     lambda d, out, x: -d * out * out)
+                     lambda d, out, x: -d * out * out,
+                     doc="""`1 / x`; zero raises `ZeroDivisionError` on numbers and Values.
+
+    Example:
+        >>> from torchlight.scalar import inv, variable
+        >>> x = variable(2.0)
+        >>> y = inv(x)
+        >>> y.backward()
+        >>> y.data, x.grad
+        (0.5, -0.25)
+    """)
 log = ln
 max = ScalarFunction("max", _max, lambda xp, a, b: xp.maximum(a, b),
-                     (lambda a, b: sub(one(a), right_wins(a, b)), lambda a, b: right_wins(a, b)), _max_vjp, "max")
+                     (lambda a, b: sub(one(a), right_wins(a, b)), lambda a, b: right_wins(a, b)), _max_vjp, "max",
+                     doc="""The larger of `a` and `b`; the gradient goes to the larger input, to `a` on a tie.
+
+    Example:
+        >>> from torchlight.scalar import max, variable
+        >>> a, b = variable(2.0), variable(2.0)
+        >>> y = max(a, b)
+        >>> y.backward()
+        >>> y.data, a.grad, b.grad
+        (2.0, 1.0, 0.0)
+    """)
 # numbers-only helpers that read as their names (no gradient)
 eq = ScalarFunction("eq", lambda a, b: 1.0 if a == b else 0.0, lambda xp, a, b: xp.astype(a == b, a.dtype),
-                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
+                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp,
+                    doc="""1.0 where `a == b`, else 0.0 (a comparison: its gradient is zero).
+
+    Example:
+        >>> from torchlight.scalar import eq
+        >>> eq(2.0, 2.0), eq(2.0, 3.0)
+        (1.0, 0.0)
+    """)
 lt = ScalarFunction("lt", lambda a, b: 1.0 if a < b else 0.0, lambda xp, a, b: xp.astype(a < b, a.dtype),
-                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp)
+                    (lambda a, b: zero(a), lambda a, b: zero(b)), _zero_vjp,
+                    doc="""1.0 where `a < b`, else 0.0 (a comparison: its gradient is zero).
+
+    Example:
+        >>> from torchlight.scalar import lt
+        >>> lt(2.0, 3.0), lt(3.0, 2.0)
+        (1.0, 0.0)
+    """)
 
 
 def _binary_vjp(op: ScalarFunction, d: float, out: float, a: float, b: float) -> tuple[float, float]:
@@ -216,6 +444,17 @@ def zero_grad(v: Value) -> None:
     The nodes are the ones `topological_sort(v)` lists (plus `v`), but no
     order is needed to zero them, so a plain depth-first walk does it in
     about two thirds of the time of the sort.
+
+    Example:
+        >>> from torchlight.scalar import backward, mul, variable, zero_grad
+        >>> x = variable(3.0)
+        >>> y = mul(x, x)
+        >>> backward(y)
+        >>> x.grad
+        6.0
+        >>> zero_grad(y)
+        >>> x.grad, y.grad
+        (0.0, 0.0)
     """
     v.grad = 0.0
     stack = [v]
@@ -244,6 +483,17 @@ def backward(v: Value) -> None:
     again as the sort. A derivative that raises leaves the graph's
     gradients cleared, never half propagated. The engine's
     `backpropagate(v, 1.0)`, called directly, adds into `grad` as usual.
+
+    Example:
+        >>> from torchlight.scalar import backward, variable
+        >>> x = variable(3.0)
+        >>> y = x * x + x
+        >>> backward(y)
+        >>> x.grad
+        7.0
+        >>> backward(y)  # again: the same gradients, not twice them
+        >>> x.grad
+        7.0
     """
     if not v.requires_grad:
         v.grad = 0.0
@@ -533,7 +783,16 @@ def _apply(fn: ScalarFunction, args: tuple) -> Value:
 
 # ------------------------------------------------------- the module API
 def variable(x: float) -> Value:
-    """A differentiable leaf: `variable(3.0).data == 3.0`."""
+    """A differentiable leaf: `variable(3.0).data == 3.0`. `value` is the same function.
+
+    Example:
+        >>> from torchlight.scalar import variable
+        >>> x = variable(3.0)
+        >>> y = x * x
+        >>> y.backward()
+        >>> x.requires_grad, x.grad
+        (True, 6.0)
+    """
     return Value(x, requires_grad=True)
 
 
@@ -541,15 +800,38 @@ value = variable
 
 
 def constant(x: float) -> Value:
-    """A leaf that gets no gradient: `constant(5.0).data == 5.0`."""
+    """A leaf that gets no gradient: `constant(5.0).data == 5.0`.
+
+    Example:
+        >>> from torchlight.scalar import constant, variable
+        >>> c, x = constant(5.0), variable(2.0)
+        >>> y = c * x
+        >>> y.backward()
+        >>> c.grad, x.grad
+        (0.0, 5.0)
+    """
     return Value(x, requires_grad=False)
 
 
 def data(v: Value) -> float:
-    """The forward value of `v`."""
+    """The forward value of `v` (its `data`).
+
+    Example:
+        >>> from torchlight.scalar import data, variable
+        >>> data(variable(2.0) * 3.0)
+        6.0
+    """
     return v.data
 
 
 def grad(v: Value) -> float:
-    """The accumulated gradient of `v`."""
+    """The accumulated gradient of `v` (its `grad`).
+
+    Example:
+        >>> from torchlight.scalar import grad, variable
+        >>> x = variable(2.0)
+        >>> (x * 3.0).backward()
+        >>> grad(x)
+        3.0
+    """
     return v.grad

@@ -129,8 +129,9 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentrant: bool | None = None,
                           **kwargs: Any) -> Any:
-    """Run `functions` (a Sequential or a list of callables) in `segments` runs, checkpointing all
-    but the last, as `torch.utils.checkpoint.checkpoint_sequential`.
+    """Run `functions` (a Sequential or a list of callables) in `segments` runs, checkpointing all but the last.
+
+    As `torch.utils.checkpoint.checkpoint_sequential`.
 
     Each checkpointed run keeps only its input; the last runs normally.
     `len(functions) // segments` layers make a run (the last takes the

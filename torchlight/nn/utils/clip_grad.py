@@ -119,8 +119,21 @@ def _non_finite(norm: Any) -> Any:
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
-    """Scale every gradient by min(1, max_norm / (total_norm + 1e-6)), in place: PyTorch's
-    `clip_grads_with_norm_` (the factor is applied even where it is 1, as there)."""
+    """Scale every gradient by min(1, max_norm / (total_norm + 1e-6)), in place (PyTorch's).
+
+    The factor is applied even where it is 1, as there; `total_norm` is what `get_total_norm` gives.
+
+    Example:
+        >>> import torchlight as tl
+        >>> w = tl.nn.Parameter(tl.tensor([3.0, 4.0]))
+        >>> w.grad = tl.tensor([3.0, 4.0])
+        >>> total = tl.nn.utils.get_total_norm([w.grad])
+        >>> total.item()
+        5.0
+        >>> tl.nn.utils.clip_grads_with_norm_([w], max_norm=1.0, total_norm=total)
+        >>> [round(v, 4) for v in w.grad.tolist()]
+        [0.6, 0.8]
+    """
     op = "clip_grads_with_norm_"
     grads = [p.grad for p in _tensors(parameters, op) if p.grad is not None]
     max_norm = _number(max_norm, "max_norm", op)
@@ -136,8 +149,9 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
-    """Scale the gradients of `parameters` in place so that their total `norm_type`-norm is at most
-    `max_norm`; returns the total norm from before (a 0-d Tensor), as PyTorch.
+    """Scale the gradients in place so that their total `norm_type`-norm is at most `max_norm`.
+
+    Returns the total norm of the gradients of `parameters` from before (a 0-d Tensor), as PyTorch.
 
     `norm_type` may be `math.inf` or "inf" (the largest |gradient entry|).
     Parameters without a gradient are skipped. A non-finite total norm

@@ -38,7 +38,14 @@ def _parameters(parameters: Iterable[Tensor], op: str) -> list[Tensor]:
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    """All of `parameters` flattened and joined into one 1-d Tensor (differentiable, as PyTorch's)."""
+    """All of `parameters` flattened and joined into one 1-d Tensor (differentiable, as PyTorch's).
+
+    Example:
+        >>> import torchlight as tl
+        >>> layer = tl.nn.Linear(3, 2)
+        >>> tl.nn.utils.parameters_to_vector(layer.parameters()).shape  # 2 * 3 weights and 2 biases
+        (8,)
+    """
     params = _parameters(parameters, "parameters_to_vector")
     if not params:
         raise ValueError("parameters_to_vector: no parameters given (there is nothing to join)")
@@ -52,6 +59,13 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     (PyTorch ignores any left over; here that is a ValueError, as it is a
     mismatch of model and vector). Each parameter gets a copy of its slice
     in its own dtype, so a later write to `vec` does not reach the model.
+
+    Example:
+        >>> import torchlight as tl
+        >>> layer = tl.nn.Linear(2, 1)
+        >>> tl.nn.utils.vector_to_parameters(tl.tensor([1.0, 2.0, 0.5]), layer.parameters())
+        >>> layer.weight.tolist(), layer.bias.tolist()
+        ([[1.0, 2.0]], [0.5])
     """
     op = "vector_to_parameters"
     if not isinstance(vec, Tensor):

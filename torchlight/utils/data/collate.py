@@ -90,8 +90,9 @@ def default_collate(batch: Sequence[Any]) -> Any:
 
 
 def default_convert(data: Any) -> Any:
-    """Arrays (of any backend) made Tensors, through dicts, tuples and lists; the
-    rest as it is. What a DataLoader with `batch_size=None` gives each sample.
+    """Arrays (of any backend) made Tensors, through dicts, tuples and lists; the rest as it is.
+
+    What a DataLoader with `batch_size=None` gives each sample.
 
     Example:
         >>> import numpy as np

@@ -34,8 +34,9 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Dataset(Generic[T_co]):
-    """A map-style dataset: `dataset[i]` is the i-th sample; subclasses define
-    `__getitem__` and, for the default samplers, `__len__`.
+    """A map-style dataset: `dataset[i]` is the i-th sample.
+
+    Subclasses define `__getitem__` and, for the default samplers, `__len__`.
 
     Example:
         >>> from torchlight.utils.data import Dataset
@@ -55,6 +56,7 @@ class Dataset(Generic[T_co]):
 
 class IterableDataset(Dataset[T_co]):
     """A dataset that is a stream of samples: subclasses define `__iter__`.
+
     A DataLoader over one takes no sampler and no shuffle (the stream decides the order).
 
     Example:
@@ -78,8 +80,9 @@ def _as_tensor(value: Any, position: int) -> Tensor:
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
-    """Samples are rows of tensors (or arrays, made Tensors of their own backend)
-    of one first dimension: `dataset[i]` is `(t[i] for t in tensors)`.
+    """Samples are rows of tensors of one first dimension: `dataset[i]` is `(t[i] for t in tensors)`.
+
+    Arrays are made Tensors of their own backend.
 
     A DataLoader with the default collate takes a batch of rows of each
     tensor at once (one gather, not one index per sample); the batch is the
@@ -181,9 +184,10 @@ class ConcatDataset(Dataset[T_co]):
 
 def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float],
                  generator: Any = None) -> list[Subset[T_co]]:
-    """Split `dataset` into non-overlapping random Subsets of the given lengths
-    (counts summing to its length, or fractions summing to 1, the remainder
-    given one by one to the first parts, as PyTorch).
+    """Split `dataset` into non-overlapping random Subsets of the given lengths.
+
+    The lengths are counts summing to its length, or fractions summing to 1 (the remainder given one by one to the
+    first parts, as PyTorch).
 
     `generator`: a `numpy.random.Generator`, a `torch.Generator` (then the
     split is PyTorch's own for that generator), or None for torchlight's

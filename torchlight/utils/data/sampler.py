@@ -111,8 +111,9 @@ class SequentialSampler(Sampler[int]):
 
 
 class RandomSampler(Sampler[int]):
-    """The indices in a random order (`replacement=False`), or `num_samples`
-    draws with replacement; a new order each pass.
+    """The indices in a random order (`replacement=False`), or `num_samples` draws with replacement.
+
+    A new order each pass.
 
     Example:
         >>> import numpy as np
@@ -179,8 +180,9 @@ class SubsetRandomSampler(Sampler[int]):
 
 
 class WeightedRandomSampler(Sampler[int]):
-    """`num_samples` indices drawn with probabilities proportional to `weights`
-    (with replacement unless `replacement=False`).
+    """`num_samples` indices drawn with probabilities proportional to `weights`.
+
+    With replacement unless `replacement=False`.
 
     Example:
         >>> import numpy as np
