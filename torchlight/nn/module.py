@@ -644,7 +644,17 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
 
 def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """A backward pre-hook of every module, run before each module's own
-    (`Module.register_full_backward_pre_hook`)."""
+    (`Module.register_full_backward_pre_hook`).
+
+    Example:
+        >>> import torchlight as tl
+        >>> seen = []
+        >>> model = tl.nn.Sequential(tl.nn.Linear(2, 2), tl.nn.Tanh())
+        >>> with register_module_full_backward_pre_hook(lambda m, go: seen.append((type(m).__name__, go[0].shape))):
+        ...     model(tl.ones(1, 2, requires_grad=True)).sum().backward()
+        >>> seen        # (each module's gradient of its output, outermost first)
+        [('Sequential', (1, 2)), ('Tanh', (1, 2)), ('Linear', (1, 2))]
+    """
     return _add_global_hook(_global_backward_pre_hooks, hook, "register_module_full_backward_pre_hook")
 
 
