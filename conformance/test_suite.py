@@ -277,6 +277,12 @@ def test_matrix_has_ops_as_rows_and_targets_as_columns(tmp_path):
     assert (tmp_path / "m.md").read_text().count("| `exp` |") == 1
 
 
+def test_a_cast_to_float64_skips_on_a_device_without_it():
+    report = run("array_api_strict", "no_float64", ["float32"], "double", out=io.StringIO())
+    assert report["summary"] == {"passed": 0, "failed": 0, "skipped": 1}
+    assert "has no float64" in report["results"][0]["message"]
+
+
 def test_matrix_is_stamped_with_the_commit_its_reports_were_run_at():
     report = run("numpy", "cpu", ["float64"], "exp", out=io.StringIO())
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
