@@ -11,7 +11,7 @@ fresh objects, and the parameters must come out identical.
 The data ship with scikit-learn (`load_digits`, 1797 images, no download).
 
     pip install -e ".[examples]"
-    python examples/digits_sequence.py                 # NumPy backend, about a minute on 2 cores
+    python examples/digits_sequence.py                 # NumPy backend, about 40 s of CPU time
     python examples/digits_sequence.py --epochs 2 --out /tmp/seq
 """
 
