@@ -306,7 +306,7 @@ class History:
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
         raw = fn.raw_backward
-        grads = NotImplemented
+        grads: Any = NotImplemented
         if raw is not None and not _state.enabled and d_output.plain_data:
             grads = raw(ctx, d_output.data, d_output.backend)  # arrays of d_output's backend
         if grads is NotImplemented:
