@@ -132,6 +132,7 @@ class Tensor(WritesMethods, ArithmeticMethods, ComparisonsMethods, ElementwiseMe
     # True on a subclass that stands for something other than its array (vmap's BatchedTensor): a
     # fused op of several steps (F.linear) is computed by its parts, the ops such a subclass overrides
     _by_parts = False
+    plain_data = True  # (a backward may compute on `data` alone: see Function.raw_backward)
 
     def __init__(self, data: Any, backend: Backend, requires_grad: bool = False) -> None:
         self.data = data

@@ -305,7 +305,13 @@ class History:
         ctx, fn, inputs = self.ctx, self.last_fn, self.edges
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
-        grads = fn.backward(ctx, d_output)
+        raw = fn.raw_backward
+        grads: Any = NotImplemented
+        if raw is not None and not _state.enabled and d_output.plain_data:
+            grads = raw(ctx, d_output.data, d_output.backend)  # arrays of d_output's backend
+        if grads is NotImplemented:
+            grads = fn.backward(ctx, d_output)
+            raw = None
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
@@ -321,7 +327,10 @@ class History:
             if not need or g is None:
                 continue
             if type(g) is not type(d_output):  # (the usual case, a Tensor, costs one comparison)
-                g = d_output._wrap(g, inp.backend) if not _state.enabled else _raw_gradient(self, g, d_output)
+                if raw is not None:
+                    g = d_output._wrap(g, d_output.backend)
+                else:
+                    g = d_output._wrap(g, inp.backend) if not _state.enabled else _raw_gradient(self, g, d_output)
             data = g.data
             ref = inp if type(inp) is History else inp.data  # a leaf's array: no property call per edge
             try:
@@ -439,6 +448,13 @@ class Function:
       the op when the op is recorded (a user's Function that handles complex
       inputs says `complex_grad = True`). Read only for an op that lacks it,
       so real dtypes on the ops that have it pay nothing.
+    - `raw_backward` (None): `raw_backward(ctx, g, backend)` is `backward` on arrays, for a backward
+      that records nothing (no `create_graph`): `g` is the incoming gradient's array (of `backend`,
+      the result's), the result one
+      array (or None) per input, or NotImplemented where it does not apply (a complex dtype), so
+      that `backward` runs. It must compute what `backward` does, operation for operation; it
+      saves the Tensors, Functions and Contexts of a backward written in Tensor ops (tanh's,
+      exp's, a product's: most of a small op's backward). The library's hottest ops have one.
     - `_shares_context` (False, never inherited): the backward reads nothing
       of its context but `needs_input_grad` (Add's `return g, g`), so every
       such op of a graph shares one context per pattern: a built-in's
@@ -475,6 +491,7 @@ class Function:
     kernel: Any = None
     complex_grad = False
     jvp: Any = None  # optional `jvp(ctx, *tangents)`: the forward-mode product, one tangent per input
+    raw_backward: Any = None
     _shares_context = False
     _custom = False
 

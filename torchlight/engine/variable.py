@@ -47,6 +47,9 @@ class Variable:
     """
 
     __slots__ = ()
+    #: whether `data` is the whole array this Variable stands for, so that a backward may compute on
+    #: the arrays alone (`Function.raw_backward`); False for a batched view (`torchlight.func.vmap`)
+    plain_data = False
     data: Any
     backend: Any
     requires_grad: bool

@@ -116,6 +116,7 @@ class BatchedTensor(Tensor):
     """One sample of a batch; `value` holds the batch with its batch dimension first (see the module)."""
 
     __slots__ = ("value", "level")
+    plain_data = False  # (its samples are a view of `value`: no backward on raw arrays)
     _by_parts = True  # (F.linear computes x @ W.mT + b with the rules here rather than its one fused Function)
 
     def __init__(self, value: Any, level: Level) -> None:  # (Tensor.__init__ is not called: no data of its own)

@@ -57,6 +57,21 @@ class Sigmoid(Function):
             return SigmoidBack.apply(y, g)
         return g * (y * (1.0 - y)).conj()  # complex: composed (SigmoidBack is real)
 
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or composes)
+            return NotImplemented
+        return _sigmoid_back(y, g)
+
+
+def _sigmoid_back(y: Any, g: Any) -> Any:
+    """g * y * (1 - y) on arrays: SigmoidBack's forward, and Sigmoid's backward when nothing records."""
+    out = 1.0 - y  # then updated in place: one new array, not three
+    out *= y
+    out *= g
+    return out
+
 
 class SigmoidBack(Function):
     """g * y * (1 - y) for y = sigmoid(x)."""
@@ -78,10 +93,7 @@ class SigmoidBack(Function):
     @staticmethod
     def forward(ctx: Context, y: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(y, g)
-        out = 1.0 - y.data  # then updated in place: one new array, not three
-        out *= y.data
-        out *= g.data
-        return out
+        return _sigmoid_back(y.data, g.data)
 
     @staticmethod
     def backward(ctx: Context, h: Tensor) -> tuple:
@@ -107,6 +119,11 @@ class ReLU(Function):
     def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         return ReluBack.apply(a, g)
+
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        return backend.masked(g, a.data > 0) if a.plain_data else NotImplemented  # (ReluBack's forward)
 
 
 class ReluBack(Function):

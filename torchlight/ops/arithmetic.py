@@ -144,6 +144,14 @@ class Mul(Function):
             a, b = conj(a), conj(b)
         return (g * b if need_a else None), (g * a if need_b else None)
 
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        a, b = ctx.saved_tensors
+        if backend.complex_of.get(g.dtype) is not False or not (a.plain_data and b.plain_data):
+            return NotImplemented
+        need_a, need_b = ctx.needs_input_grad
+        return (g * b.data if need_a else None), (g * a.data if need_b else None)
+
 
 class Div(Function):
     complex_grad = True
@@ -175,6 +183,15 @@ class Div(Function):
             gb = -(ga * conj(ctx.output)) if ctx.needs_input_grad[1] else None
         return (ga if ctx.needs_input_grad[0] else None), gb
 
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        (b,) = ctx.saved_tensors
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False or not b.plain_data:
+            return NotImplemented
+        ga = g / b.data
+        return (ga if ctx.needs_input_grad[0] else None), (-(ga * y) if ctx.needs_input_grad[1] else None)
+
 
 class Neg(Function):
     complex_grad = True
@@ -193,6 +210,10 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
+        return -g
+
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
         return -g
 
 

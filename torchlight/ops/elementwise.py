@@ -78,6 +78,13 @@ class Exp(Function):
         y = ctx.output
         return g * y if g.backend.complex_of.get(g.data.dtype) is False else g * Conj.apply(y)
 
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or conjugates)
+            return NotImplemented
+        return g * y
+
 
 class Log(Function):
     complex_grad = True
@@ -92,6 +99,13 @@ class Log(Function):
     def backward(ctx: Context, g: Tensor) -> Any:
         (a,) = ctx.saved_tensors
         return _log_backward(a, g)
+
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        (a,) = ctx.saved_tensors
+        if backend.complex_of.get(g.dtype) is not False or not a.plain_data:
+            return NotImplemented
+        return g / a.data  # (LogBack's forward)
 
 
 def _log_backward(a: Tensor, g: Tensor) -> Tensor:
@@ -162,6 +176,13 @@ class Sqrt(Function):
     def backward(ctx: Context, g: Tensor) -> Any:
         y = ctx.output
         return g / (y * 2.0) if g.backend.complex_of.get(g.data.dtype) is False else g / Conj.apply(y * 2.0)
+
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False:
+            return NotImplemented
+        return g / (y * 2.0)
 
 
 class Abs(Function):

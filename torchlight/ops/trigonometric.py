@@ -53,6 +53,22 @@ class Tanh(Function):
             return TanhBack.apply(y, g)
         return g * conj(1.0 - y * y)  # complex: composed (TanhBack is real)
 
+    @staticmethod
+    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or composes)
+            return NotImplemented
+        return _tanh_back(y, g)
+
+
+def _tanh_back(y: Any, g: Any) -> Any:
+    """g * (1 - y**2) on arrays: TanhBack's forward, and Tanh's backward when nothing records."""
+    out = y * y  # then updated in place: one new array, not three
+    out -= 1.0
+    out *= g
+    out *= -1.0
+    return out
+
 
 class TanhBack(Function):
     """g * (1 - y**2) for y = tanh(x)."""
@@ -71,11 +87,7 @@ class TanhBack(Function):
     @staticmethod
     def forward(ctx: Context, y: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(y, g)
-        out = y.data * y.data  # then updated in place: one new array, not three
-        out -= 1.0
-        out *= g.data
-        out *= -1.0
-        return out
+        return _tanh_back(y.data, g.data)
 
     @staticmethod
     def backward(ctx: Context, h: Tensor) -> tuple:
