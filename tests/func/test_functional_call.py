@@ -104,7 +104,7 @@ def test_tied_weights_are_replaced_together_unless_asked_not_to():
 
 def test_unknown_and_missing_keys_are_named():
     model = Scaled()
-    with pytest.raises(ValueError, match=r"'lin.wieght' name no parameter or buffer of Scaled"):
+    with pytest.raises(ValueError, match=r"no parameter or buffer 'lin.wieght' in Scaled"):
         func.functional_call(model, {"lin.wieght": np.ones((2, 3))}, (tl.tensor(np.ones(3)),))
     with pytest.raises(ValueError, match=r"strict=True .* missing 'scale', 'lin.bias'"):
         func.functional_call(model, {"lin.weight": np.ones((2, 3))}, (tl.tensor(np.ones(3)),), strict=True)

@@ -136,6 +136,11 @@ def test_explicit_paths_and_optimizers():
     for bad in ([(0, 1)], [(0, 3), (0, 1)], [(0, 0), (0, 1)], "fastest", 3, [[]]):
         with pytest.raises(ValueError, match="einsum: optimize="):
             tl.einsum(subscripts, *ts, optimize=bad)
+    # one operand has nothing to order, and a bad optimize= is refused all the same
+    assert tl.einsum("ii->", ts[0][:5, :5], optimize=[(0,)]).shape == ()
+    for bad in ("fastest", 3.5, [(0, 1)]):
+        with pytest.raises(ValueError, match="einsum: optimize="):
+            tl.einsum("ii->", ts[0][:5, :5], optimize=bad)
 
 
 def test_calling_forms_lifting_and_dtypes():

@@ -63,7 +63,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Mapping[str, Any] |
     slots = _slots(module)  # name -> (owner module, table name, key)
     unknown = sorted(k for k in merged if k not in slots)
     if unknown:
-        raise ValueError(f"functional_call: {', '.join(map(repr, unknown))} name no parameter or buffer of "
+        raise ValueError(f"functional_call: no parameter or buffer {', '.join(map(repr, unknown))} in "
                          f"{type(module).__name__} (it has {', '.join(slots) or 'none'})")
     if tie_weights:
         merged = _tied(merged, slots)

@@ -263,7 +263,11 @@ def _prepared_labels(parsed: Parsed) -> list[tuple[int, ...]]:
 
 def _path(labels: list[tuple[int, ...]], parsed: Parsed, optimize: Any) -> list[tuple[int, ...]]:
     n = len(labels)
-    if n < 2:
+    if n < 2:  # nothing to order, but a bad optimize= is still refused, as for more operands
+        if isinstance(optimize, str) and optimize not in OPTIMIZERS:
+            raise ValueError(_unknown_optimizer(optimize))
+        if n == 1 and not (isinstance(optimize, (bool, str)) or optimize is None):
+            return _explicit_path(optimize, 1)
         return [(0,)] if n == 1 else []
     if n == 2 and (isinstance(optimize, (bool, str)) or optimize is None):  # one way to contract two
         if isinstance(optimize, str) and optimize not in OPTIMIZERS:
