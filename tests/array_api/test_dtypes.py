@@ -11,6 +11,7 @@ import pytest
 
 import torchlight as tl
 import torchlight.array_api as xp
+from torchlight.backends import dtypes
 
 NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
          "complex64", "complex128"]
@@ -75,3 +76,19 @@ def test_astype_casts_copies_and_keeps_the_gradient_between_floats():
     xp.sum(y * 2.0).backward()
     assert x.grad.tolist() == [2.0, 2.0]
     assert xp.astype(x, xp.int32).tolist() == [1, -2]
+
+
+def test_python_floats_and_the_reported_default_follow_set_default_dtype():
+    # as the other factories do: tl.set_default_dtype(tl.float32) makes xp.asarray([1.0]) float32 too,
+    # and the inspection namespace reports it
+    info = xp.__array_namespace_info__()
+    assert xp.asarray([1.0]).dtype == xp.float64 and info.default_dtypes()["real floating"] == xp.float64
+    saved = list(dtypes.DEFAULT_FLOAT)
+    tl.set_default_dtype(tl.float32)
+    try:
+        assert xp.asarray([1.0]).dtype == xp.asarray(2.0).dtype == xp.asarray([[1, 2.5]]).dtype == xp.float32
+        assert xp.asarray([1, 2]).dtype == xp.int64 and xp.zeros(2).dtype == xp.float32
+        assert info.default_dtypes()["real floating"] == xp.float32
+    finally:
+        dtypes.DEFAULT_FLOAT[:] = saved  # (unset again, not float64: a device without it keeps its own)
+    assert xp.asarray([1.0]).dtype == xp.float64

@@ -11,6 +11,7 @@ from torchlight import array_functions, backends
 from torchlight.array_api._helpers import SCALARS, dtype_arg, place, tensor_arg
 from torchlight.backends import Backend
 from torchlight.backends.devices import Device
+from torchlight.backends.dtypes import DEFAULT_FLOAT
 from torchlight.creation import _is_array
 from torchlight.creation import tensor as _tensor
 from torchlight.tensor import Tensor
@@ -290,6 +291,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
         dtype = dtype_arg(backend, dtype, "asarray")
     elif isinstance(obj, complex) or (isinstance(obj, (list, tuple)) and _has_complex(obj)):
         dtype = _default_for(backend, complex(0), raw)
+    elif DEFAULT_FLOAT[0] is not None and (isinstance(obj, float) or isinstance(obj, (list, tuple))
+                                           and _has_float(obj)):
+        dtype = backend.default_float(raw)  # (`tl.set_default_dtype`'s, as the other factories give)
     try:
         return Tensor(backend.asarray(obj, dtype=dtype, device=raw, copy=copy), backend)
     except OverflowError:
@@ -301,6 +305,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
 def _holds_tensor(seq: Any) -> bool:
     return any(isinstance(item, Tensor) or (isinstance(item, (list, tuple)) and _holds_tensor(item))
                for item in seq)
+
+
+def _has_float(seq: Any) -> bool:
+    return any(isinstance(item, float) or (isinstance(item, (list, tuple)) and _has_float(item)) for item in seq)
 
 
 def _has_complex(seq: Any) -> bool:

@@ -80,6 +80,7 @@ class Info:
         out = {kind: _ours(found.get(kind), fallback) for kind, fallback in (
             ("real floating", "float64"), ("complex floating", "complex128"), ("integral", "int64"),
             ("indexing", "int64"))}
+        out["real floating"] = _ours(backend.default_float(raw), "float64")  # (`tl.set_default_dtype`'s)
         return out
 
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
