@@ -19,6 +19,8 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 import pytest  # noqa: E402
 
 import torchlight as tl
+from torchlight import backends
+from torchlight.backends import dtypes
 
 DEFAULT_BACKENDS = ("numpy", "array_api_strict")
 
@@ -66,3 +68,20 @@ def _enable_jax_float64() -> None:
     except ImportError:
         return
     jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture
+def registry_restored():
+    """The backend registry, default backend, seed and default dtype as they were (`register`'s
+    and `set_default_backend`'s examples change them): for every test that runs those docstrings."""
+    saved = (dict(backends._factories), dict(backends._instances), list(backends._default), list(backends._seed),
+             list(dtypes.DEFAULT_FLOAT))
+    yield
+    factories, instances, default, seed, default_float = saved
+    for name in set(backends._factories) - set(factories):
+        backends._factories.pop(name)
+        backends._instances.pop(name, None)
+    backends._factories.update(factories)
+    backends._by_type.clear()
+    backends._default[:], backends._seed[:], dtypes.DEFAULT_FLOAT[:] = default, seed, default_float
+    assert all(backends._instances.get(name, instance) is instance for name, instance in instances.items())

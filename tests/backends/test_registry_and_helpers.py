@@ -471,7 +471,7 @@ def test_a_missing_library_is_unavailable_with_what_to_install():
 @pytest.mark.parametrize("module", ["torchlight.backends", "torchlight.backends.base", "torchlight.backends.generic",
                                     "torchlight.backends.numpy", "torchlight.backends.strict",
                                     "torchlight.backends.indexing", "torchlight.backends.transfer"])
-def test_docstring_examples_of_the_backends(module):
+def test_docstring_examples_of_the_backends(module, registry_restored):
     import doctest
     import importlib
 
