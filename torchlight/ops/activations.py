@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from torchlight.engine import Context, Function
-from torchlight.ops.common import _const, _exp_limit
+from torchlight.ops.common import _const, _exp_limit, raw_from_output
 from torchlight.ops.complex_numbers import refuse_complex
 
 if TYPE_CHECKING:
@@ -57,12 +57,7 @@ class Sigmoid(Function):
             return SigmoidBack.apply(y, g)
         return g * (y * (1.0 - y)).conj()  # complex: composed (SigmoidBack is real)
 
-    @staticmethod
-    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
-        y = ctx._output_data
-        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or composes)
-            return NotImplemented
-        return _sigmoid_back(y, g)
+    raw_backward = raw_from_output(lambda y, g: _sigmoid_back(y, g))  # (complex: `backward` composes)
 
 
 def _sigmoid_back(y: Any, g: Any) -> Any:

@@ -121,6 +121,20 @@ def _exp_limit(xp: Any, dtype: Any) -> float:
     return limit
 
 
+def raw_from_output(formula: Callable[[Any, Any], Any]) -> Any:
+    """A `raw_backward` (see `Function`) for a real op whose derivative is read from its result:
+    `formula(y, g)` on arrays, the same operations as its Tensor `backward`; a complex dtype (or a
+    result not kept) falls back to that `backward`."""
+
+    def raw_backward(ctx: Context, g: Any, backend: Backend) -> Any:
+        y = ctx._output_data
+        if y is None or backend.complex_of.get(g.dtype) is not False:
+            return NotImplemented
+        return formula(y, g)
+
+    return staticmethod(raw_backward)
+
+
 def _safe_reciprocal(d: Any) -> Any:
     """1 / d where d != 0, else 0, as Tensor ops (differentiable where d != 0): PyTorch's
     convention where a derivative's denominator vanishes (std at zero deviation, atan2 at the

@@ -21,7 +21,15 @@ from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
 from torchlight.engine import Context, Function, Variable
 from torchlight.ops.activations import Sigmoid
-from torchlight.ops.common import _const, _int_side, _safe_reciprocal, binary, broadcast_shapes, unary_op
+from torchlight.ops.common import (
+    _const,
+    _int_side,
+    _safe_reciprocal,
+    binary,
+    broadcast_shapes,
+    raw_from_output,
+    unary_op,
+)
 from torchlight.ops.complex_numbers import Conj, conj, is_complex, refuse_complex, refuse_complex_grad
 
 if TYPE_CHECKING:
@@ -78,12 +86,7 @@ class Exp(Function):
         y = ctx.output
         return g * y if g.backend.complex_of.get(g.data.dtype) is False else g * Conj.apply(y)
 
-    @staticmethod
-    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
-        y = ctx._output_data
-        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or conjugates)
-            return NotImplemented
-        return g * y
+    raw_backward = raw_from_output(lambda y, g: g * y)  # (complex: `backward` conjugates)
 
 
 class Log(Function):
@@ -177,12 +180,7 @@ class Sqrt(Function):
         y = ctx.output
         return g / (y * 2.0) if g.backend.complex_of.get(g.data.dtype) is False else g / Conj.apply(y * 2.0)
 
-    @staticmethod
-    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
-        y = ctx._output_data
-        if y is None or backend.complex_of.get(g.dtype) is not False:
-            return NotImplemented
-        return g / (y * 2.0)
+    raw_backward = raw_from_output(lambda y, g: g / (y * 2.0))
 
 
 class Abs(Function):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from torchlight.engine import Context, Function
-from torchlight.ops.common import _safe_reciprocal, binary, unary_op
+from torchlight.ops.common import _safe_reciprocal, binary, raw_from_output, unary_op
 from torchlight.ops.complex_numbers import conj, is_complex, refuse_complex
 
 if TYPE_CHECKING:
@@ -53,12 +53,7 @@ class Tanh(Function):
             return TanhBack.apply(y, g)
         return g * conj(1.0 - y * y)  # complex: composed (TanhBack is real)
 
-    @staticmethod
-    def raw_backward(ctx: Context, g: Any, backend: Any) -> Any:
-        y = ctx._output_data
-        if y is None or backend.complex_of.get(g.dtype) is not False:  # (`backward` says why, or composes)
-            return NotImplemented
-        return _tanh_back(y, g)
+    raw_backward = raw_from_output(lambda y, g: _tanh_back(y, g))  # (complex: `backward` composes)
 
 
 def _tanh_back(y: Any, g: Any) -> Any:
