@@ -347,3 +347,17 @@ def test_recording_puts_back_every_method_it_wraps():
         is transpose
     assert (tl.arange, tl.ones, tl.rand, tl.manual_seed) == factories
     assert not hasattr(tl.arange, "__wrapped__")
+
+
+def test_a_bad_label_on_the_recording_call_raises_the_eager_error_and_the_next_call_records():
+    # the range check formats its message from the labels' array, not through Tensor.numpy (which a
+    # recording refuses as a value a replay would reuse)
+    loss = tl.compile(lambda x, y: F.cross_entropy(x, y))
+    x = tl.tensor(np.random.default_rng(0).normal(size=(4, 3)), requires_grad=True)
+    with pytest.raises(ValueError, match=r"cross_entropy: labels \[5\] out of range for 3 classes"):
+        loss(x, tl.tensor([0, 1, 5, 1]))
+    labels = tl.tensor([0, 1, 2, 1])
+    assert loss(x, labels).item() == pytest.approx(F.cross_entropy(x, labels).item(), rel=1e-12)
+    lookup = tl.compile(lambda w, i: F.embedding(i, w))
+    with pytest.raises(ValueError, match=r"embedding: indices \[4\] out of range for 4 embeddings"):
+        lookup(tl.tensor(np.ones((4, 2)), requires_grad=True), tl.tensor([0, 4]))
