@@ -148,7 +148,8 @@ def _class_labels(target: Any, like: Tensor, classes: int, op: str, what: str = 
         return target, ignored if bool(xp.any(ignored)) else None
     ignored = target.data == ignore_index if ignorable else None
     if ignored is None or bool(xp.any(bad & ~ignored)):
-        _judge_labels([_wrong_labels(np, target.backend.to_numpy(target.data), classes, spared)], (op, what, of, classes, ignore_index))
+        labels = target.backend.to_numpy(target.data)  # (not Tensor.numpy, which tl.compile's recording refuses)
+        _judge_labels([_wrong_labels(np, labels, classes, spared)], (op, what, of, classes, ignore_index))
     return target, ignored
 
 
