@@ -111,8 +111,9 @@ def skip_reason(op: OpInfo, case: Case, target: Target, dtype: str) -> str | Non
             return skips[target.name]
     # the dtype the op computes in, one it casts to (`dtype=`), and a cast's target (`x.double()`; the
     # standard's dtypes only: float16, which it does not name, is skipped by name where a library lacks it)
-    cast = case.kwargs.get("target")
-    for wanted in (_case_dtype(case, dtype), case.kwargs.get("dtype"), cast if cast != "float16" else None):
+    cast = case.kwargs.get("target")  # (a loss's `target` is an array: only a name is a cast's dtype)
+    cast = cast if isinstance(cast, str) and cast != "float16" else None
+    for wanted in (_case_dtype(case, dtype), case.kwargs.get("dtype"), cast):
         if isinstance(wanted, str) and not target.has_dtype(wanted):
             return f"device {target.device_name} of {target.name} has no {wanted}"
     if case.other_backend is not None:
