@@ -306,12 +306,14 @@ class History:
         if ctx.released:
             raise RuntimeError(RELEASED.format(op=getattr(fn, "__name__", "an op")))
         raw = fn.raw_backward
-        grads: Any = NotImplemented
-        if raw is not None and not _state.enabled and d_output.plain_data:
-            grads = raw(ctx, d_output.data, d_output.backend)  # arrays of d_output's backend
-        if grads is NotImplemented:
+        if raw is None or _state.enabled or not d_output.plain_data:  # (most ops: one test, then backward)
             grads = fn.backward(ctx, d_output)
             raw = None
+        else:
+            grads = raw(ctx, d_output.data, d_output.backend)  # arrays of d_output's backend
+            if grads is NotImplemented:
+                grads = fn.backward(ctx, d_output)
+                raw = None
         if type(grads) is not tuple:
             grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
