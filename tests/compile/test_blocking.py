@@ -19,6 +19,7 @@ import torchlight as tl
 from torchlight.autograd import functions as F
 from torchlight.compile.api import Compiled
 from torchlight.compile.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
+from torchlight.compile.straight import Steps
 from torchlight.engine import Context, Function
 
 # the fewest elements a float64 / float32 program is blocked for, and a few more (a partial last block)
@@ -171,7 +172,7 @@ def test_what_is_not_blocked_replays_step_by_step(n: int, fn) -> None:
     compiled = tl.compile(fn)
     compiled(x, w)
     _, grads = grads_of(compiled, x, w)
-    assert type(program(compiled).train) is list  # (x @ w's backward, g * w and g * x, is blocked)
+    assert type(program(compiled).train) is Steps  # (x @ w's backward, g * w and g * x, is blocked)
     _, eager = grads_of(fn, x, w)
     for g, e in zip(grads, eager):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)

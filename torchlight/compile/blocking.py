@@ -38,6 +38,7 @@ from collections.abc import Callable, Set
 from typing import Any, final
 
 from torchlight.compile.steps import BuildStep, Step
+from torchlight.compile.straight import Steps
 from torchlight.ops.reductions import Sum
 from torchlight.ops.shapes import BroadcastView
 from torchlight.tensor import Tensor
@@ -56,8 +57,8 @@ class Blocked:
                  "block", "backend", "length", "outside")
 
     def __init__(self) -> None:
-        self.loop: list[Step] = []        # the steps run on each block
-        self.after: list[Step] = []       # the sum (of the blocks' sums) and the 0-d steps after it
+        self.loop: list[Step] = Steps()   # the steps run on each block
+        self.after: list[Step] = Steps()  # the sum (of the blocks' sums) and the 0-d steps after it
         self.reads: list[Tensor] = []     # registers read before the steps write them: sliced, or 0-d
         self.results: list[tuple[Tensor, Any]] = []  # registers of the full shape that outlive the steps, dtypes
         self.reusable: set[Tensor] = set()  # reads that are the program's own: a result may take one's array
@@ -173,14 +174,16 @@ def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], k
     b.outside = [(proxy, t) for t, proxy in outside.items()]
     for built, step in zip(steps[:end], finished[:end]):
         args = tuple(outside.get(a, a) if isinstance(a, Tensor) else a for a in step.args)
-        forward = b.broadcast if built.fn is BroadcastView else step.forward
-        b.loop.append(dataclasses.replace(step, forward=forward, args=args))
+        if built.fn is BroadcastView:  # (to the block's length: the op's own kernel would broadcast to the whole)
+            b.loop.append(dataclasses.replace(step, forward=b.broadcast, args=args, kernel=None))
+        else:
+            b.loop.append(dataclasses.replace(step, args=args))
     if total is not None:
         step = finished[total]
         summed = step.args[0]
         b.total, b.sums = outside.get(summed, summed), Tensor._wrap(None, backend)  # (the summed may be saved too)
         b.sum_dtype = meta[summed][1]
-        b.after = [dataclasses.replace(step, args=(b.sums, (0,), False)), *finished[total + 1:]]
+        b.after = Steps([dataclasses.replace(step, args=(b.sums, (0,), False)), *finished[total + 1:]])
     reads, written = _reads_and_writes(steps[:end + 1], outside)  # (with the sum: what it reads is sliced)
     b.reads = reads
     b.results = [(r, meta[r][1]) for r in written if meta[r][0] == shape and r in keep]

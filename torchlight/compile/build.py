@@ -25,6 +25,7 @@ from torchlight.compile.fusion import fuse
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
 from torchlight.compile.steps import BuildStep, Step
+from torchlight.compile.straight import Steps, array_kernel
 from torchlight.engine import Context, History
 from torchlight.ops.arithmetic import Add, Mul, Neg, Sub
 from torchlight.ops.shapes import BroadcastView, Reshape
@@ -251,7 +252,8 @@ def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], m
             meta: dict[Tensor, tuple]) -> list[Step]:
     """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
     and one whose Function has `forward_into` tries it where the registers it would overwrite
-    are among those."""
+    are among those; a step that runs its op's own forward names its array kernel, for the
+    straight-line replay (`straight`)."""
     last: dict[Tensor, int] = {}
     for k, step in enumerate(steps):
         for a in step.args:
@@ -261,7 +263,7 @@ def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], m
     for r, k in last.items():
         if r not in keep:
             frees[k].append(r)
-    out = []
+    out = Steps()
     for step, free in zip(steps, frees):
         fn, forward, args = step.fn, step.forward, step.args
         into = getattr(fn, "forward_into", None)
@@ -269,7 +271,7 @@ def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], m
             forward = _try_into(forward, into, tuple(args[i] for i in fn.overwrites))
         elif into is not None and fn in _COMMUTATIVE and _may_overwrite((1,), args, step.out, free, mine, meta):
             forward = _try_into(forward, _swapped(into), (args[1],))
-        out.append(Step(forward, step.ctx, args, step.out, tuple(free)))
+        out.append(Step(forward, step.ctx, args, step.out, tuple(free), array_kernel(fn, forward, args)))
     return out
 
 

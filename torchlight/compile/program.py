@@ -18,6 +18,7 @@ from torchlight import grad_mode
 from torchlight.compile.blocking import Blocked
 from torchlight.compile.flat import unflatten
 from torchlight.compile.steps import Step
+from torchlight.compile.straight import Steps, run_each
 from torchlight.engine import Context, Function, History
 from torchlight.engine import function as _function
 from torchlight.nn.module import Module
@@ -188,12 +189,10 @@ def run_steps(steps: list[Step] | Blocked, reuse: bool = False) -> None:
     if type(steps) is Blocked:
         steps.run(run_steps, reuse)
         return
-    for step in steps:
-        data = step.forward(step.ctx, *step.args)
-        step.out.data = data.data if type(data) is Tensor else data
-        data = None  # the register alone holds it: the next step may overwrite it (`build._try_into`)
-        for reg in step.frees:
-            reg.data = None
+    if type(steps) is Steps:  # (what `build` makes: generated straight-line code once warm, `straight`)
+        steps.run()
+    else:
+        run_each(steps)
 
 
 # ------------------------------------------------- opaque nodes: run as in eager mode, on each call

@@ -46,3 +46,6 @@ class Step:
     args: tuple
     out: Tensor
     frees: tuple[Tensor, ...]  # the registers read here for the last time: let go of after the step
+    # the step's forward as a function of the arrays of its Tensor arguments (and its other arguments
+    # as they are), where `straight.ARRAY_FORWARDS` has one: what the straight-line replay calls
+    kernel: Callable[..., Any] | None = None

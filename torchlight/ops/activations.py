@@ -41,14 +41,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Any:
-        xp = a.backend.xp
-        x = a.data
-        limit = _exp_limit(xp, x.dtype)
-        if limit != limit:  # NaN: a complex dtype, which has no order to clip by
-            return 1.0 / (xp.exp(-x) + 1.0)
-        e = xp.exp(xp.minimum(x, limit))
-        e /= e + 1.0  # e is this op's own array: updated in place
-        return e
+        return _sigmoid(a.backend.xp, a.data)
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
@@ -58,6 +51,16 @@ class Sigmoid(Function):
         return g * (y * (1.0 - y)).conj()  # complex: composed (SigmoidBack is real)
 
     raw_backward = raw_from_output(lambda y, g: _sigmoid_back(y, g))  # (complex: `backward` composes)
+
+
+def _sigmoid(xp: Any, x: Any) -> Any:
+    """Sigmoid's forward on an array of namespace `xp` (and a compiled program's array kernel)."""
+    limit = _exp_limit(xp, x.dtype)
+    if limit != limit:  # NaN: a complex dtype, which has no order to clip by
+        return 1.0 / (xp.exp(-x) + 1.0)
+    e = xp.exp(xp.minimum(x, limit))
+    e /= e + 1.0  # e is this op's own array: updated in place
+    return e
 
 
 def _sigmoid_back(y: Any, g: Any) -> Any:
