@@ -926,6 +926,39 @@ def test_a_sum_with_a_negated_gradient_is_one_subtraction():
     np.testing.assert_array_equal(got, x.grad.numpy())
 
 
+@pytest.mark.parametrize("n, recomputed", [(1 << 16, True), (8, False)])
+def test_a_negation_the_backward_needs_is_computed_again_not_kept(n, recomputed):
+    """-x, which (-x) * x's backward reads, is computed again from x (saved anyway) at the backward's
+    start on big arrays: the forward keeps one array fewer, and the gradients are eager's to the bit.
+    On small arrays it stays kept (the call would cost more than the memory saves)."""
+    fn = lambda x, w: ((x * w).tanh() + (-x * x).exp()).sum()  # noqa: E731
+    rng = np.random.default_rng(7)
+    x, w = (tl.tensor(rng.standard_normal(n), requires_grad=True) for _ in range(2))
+    f = tl.compile(fn)
+    f(x, w).backward()
+    (programs,) = f.programs.values()
+    assert len(programs[0].saved) == (4 if recomputed else 5)  # x, w, tanh(x * w) and exp(-x * x) (and -x)
+    tracemalloc.start()
+    try:
+        loss = f(x, w)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    if recomputed:
+        assert held < 2.5 * x.data.nbytes  # the two saved results (x and w are the caller's)
+    got = [t.grad.numpy().copy() for t in (x, w)]
+    for t in (x, w):
+        t.grad = None
+    loss.backward()
+    for g, t in zip(got, (x, w)):
+        np.testing.assert_array_equal(g / 1.0, t.grad.numpy())
+    for t in (x, w):
+        t.grad = None
+    fn(x, w).backward()
+    for g, t in zip(got, (x, w)):
+        np.testing.assert_array_equal(g, t.grad.numpy())
+
+
 def test_tl_compile_is_the_function_over_the_package_of_the_same_name():
     """`torchlight.compile` is a package too; after `import torchlight` the name is the function, and
     importing a module of the package later (which binds the module on the package, not on torchlight)

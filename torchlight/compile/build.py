@@ -123,6 +123,7 @@ def build(rec: Recording) -> Program:
     backward = _live(_fold_negations(backward, needed), needed, registers)
     made_before = {r for s in train for r in s.writes} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
+    backward, p.saved = _recompute_cheap(train, backward, p.saved, set(p.outputs), meta)
     mine = registers.difference(p.inputs, p.outputs, needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
     spare = {s.out for s in train if getattr(s.fn, "elementwise", False)}.intersection(p.saved, mine)
@@ -135,6 +136,36 @@ def build(rec: Recording) -> Program:
         p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
+
+
+# Ops a backward computes again from saved values rather than keep their result from the forward:
+# one pass over one array, no transcendental (W3's -x, for (-x) * x's backward, is 16 MB not kept)
+_CHEAP = (Neg,)
+
+
+def _recompute_cheap(train: list[BuildStep], backward: list[BuildStep], saved: tuple[Tensor, ...],
+                     outputs: set[Tensor], meta: dict[Tensor, tuple]) -> tuple[list[BuildStep], tuple[Tensor, ...]]:
+    """The backward and the saved registers with each saved value that a `_CHEAP` op made from other
+    saved values (not a result handed out) computed again at the backward's start instead of kept
+    (PyTorch's compiler rematerialises such values too): the same op on the same arrays, so the same
+    bits, and an array fewer held between forward and backward. Only big arrays (`_OVERWRITE_SIZE`
+    elements): on small ones the op's call costs more than the memory it frees is worth."""
+    made = {s.out: s for s in train}
+    kept = set(saved)
+    redo = []
+    for r in saved:
+        step = made.get(r)
+        if step is None or step.fn not in _CHEAP or r in outputs or step.writes != (r,):
+            continue
+        if r not in meta or math.prod(meta[r][0]) < _OVERWRITE_SIZE:
+            continue
+        tensors = [a for a in step.args if type(a) is Tensor]
+        if tensors and all(a in kept and a is not r for a in tensors):
+            redo.append(step)
+            kept.discard(r)
+    if not redo:
+        return backward, saved
+    return [*redo, *backward], tuple(r for r in saved if r in kept)
 
 
 def _with_arrays(forward: Callable[..., Any], args: tuple,
