@@ -457,6 +457,11 @@ class Function:
       that `backward` runs. It must compute what `backward` does, operation for operation; it
       saves the Tensors, Functions and Contexts of a backward written in Tensor ops (tanh's,
       exp's, a product's: most of a small op's backward). The library's hottest ops have one.
+    - `array_forward` (False, never inherited): `forward` computes on its
+      inputs' arrays alone (no Tensor op, no `apply`), so the engine runs
+      it without turning grad mode off around it (two thread-local writes
+      and a `try`: a tenth of a small op's recording). A test records each
+      op that says so and counts the graph nodes it made: one.
     - `_shares_context` (False, never inherited): the backward reads nothing
       of its context but `needs_input_grad` (Add's `return g, g`), so every
       such op of a graph shares one context per pattern: a built-in's
@@ -494,6 +499,7 @@ class Function:
     complex_grad = False
     jvp: Any = None  # optional `jvp(ctx, *tangents)`: the forward-mode product, one tangent per input
     raw_backward: Any = None
+    array_forward = False
     _shares_context = False
     _custom = False
 
@@ -501,6 +507,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         # never inherited: a subclass's backward may read its context
         cls._shares_context = cls.__dict__.get("_shares_context", False)
+        cls.array_forward = cls.__dict__.get("array_forward", False)  # (an override may call Tensor ops)
         # a user's Function (not one of the library's ops): its context may mark outputs non-differentiable
         cls._custom = cls.__module__.partition(".")[0] != _PACKAGE
 
@@ -600,12 +607,15 @@ def _record_plain(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple
     else:
         ctx = Context()
         ctx.needs_input_grad = needs
-    state = _state
-    state.enabled = False
-    try:
+    if cls.array_forward:  # (on arrays alone: nothing in it could record)
         out = cls.forward(ctx, *inputs)
-    finally:
-        state.enabled = True
+    else:
+        state = _state
+        state.enabled = False
+        try:
+            out = cls.forward(ctx, *inputs)
+        finally:
+            state.enabled = True
     backend = like.backend
     result = like._wrap(out, backend)
     data = result.data

@@ -35,6 +35,7 @@ class Sigmoid(Function):
     One exp and three new arrays, the division in place; no `where` (a
     select over a random sign pattern costs NumPy about ten times an exp).
     """
+    array_forward = True  # (its forward computes on the arrays alone)
     elementwise = True
     saves_output = True  # its backward reads ctx.output
     complex_grad = True
@@ -73,6 +74,7 @@ def _sigmoid_back(y: Any, g: Any) -> Any:
 
 class SigmoidBack(Function):
     """g * y * (1 - y) for y = sigmoid(x)."""
+    array_forward = True  # (its forward computes on the arrays alone)
     elementwise = True
 
     overwrites = (1,)
@@ -106,6 +108,7 @@ class ReLU(Function):
     Forward and backward avoid `where`: a select over a random sign pattern
     costs NumPy about ten times `maximum` or a multiply by the mask.
     """
+    array_forward = True  # (its forward computes on the arrays alone)
     elementwise = True
 
     @staticmethod

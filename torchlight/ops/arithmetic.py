@@ -73,6 +73,7 @@ def _explain_shapes(op: str, a: Tensor, b: Tensor) -> None:
 
 
 class Add(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
@@ -96,6 +97,7 @@ class Add(Function):
 
 
 class Sub(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value
@@ -119,6 +121,7 @@ class Sub(Function):
 
 
 class Mul(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     kernel = staticmethod(operator.mul)
@@ -154,6 +157,7 @@ class Mul(Function):
 
 
 class Div(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
@@ -194,6 +198,7 @@ class Div(Function):
 
 
 class Neg(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     _shares_context = True  # its backward reads no saved value

@@ -213,7 +213,7 @@ def unary_op(name: str, array_name: str, vjp: Callable[[Any, Any], Any], doc: st
     module = sys._getframe(1).f_globals.get("__name__", __name__)
     # `array_name`: a compiled program's straight-line replay calls the namespace's function itself
     namespace = {"__doc__": doc, "__module__": module, "__qualname__": name, "elementwise": True,
-                 "array_name": array_name,
+                 "array_name": array_name, "array_forward": True,
                  "saves_output": of_output, "complex_grad": complex_grad, "forward": staticmethod(forward),
                  "backward": staticmethod(backward)}
     return type(name, (Function,), namespace)

@@ -68,6 +68,7 @@ def _clamp_bound(x: Tensor, bound: Any, below: bool) -> Any:
 
 
 class Exp(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
@@ -90,6 +91,7 @@ class Exp(Function):
 
 
 class Log(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
 
@@ -167,6 +169,7 @@ class InvBack(Function):
 
 
 class Sqrt(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
@@ -185,6 +188,7 @@ class Sqrt(Function):
 
 class Abs(Function):
     """|x|, with abs'(0) = 0 (as PyTorch); of a complex z, the gradient is g z / |z| (0 at 0)."""
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
 

@@ -48,6 +48,7 @@ def matmul(a: Any, b: Any) -> Any:
 
 class MatMul(Function):
     """`a @ b` with the array-API shape rules (1-d operands included)."""
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
 
     @staticmethod

@@ -154,6 +154,7 @@ def _norm_order(p: Any) -> float:
 
 
 class Sum(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     @staticmethod
     def forward(ctx: Context, a: Tensor, dims: tuple[int, ...], keepdim: bool) -> Any:

@@ -78,6 +78,7 @@ class Permute(Function):
 
 
 class Reshape(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     @staticmethod
     def forward(ctx: Context, a: Tensor, shape: tuple[int, ...]) -> Any:
@@ -96,6 +97,7 @@ class BroadcastView(Function):
     `Tensor.expand` checks the shapes for the user; the backward formulas
     that call this directly broadcast a gradient back to the shape it came from.
     """
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
 
     @staticmethod

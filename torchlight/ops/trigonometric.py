@@ -33,6 +33,7 @@ def _acosh_backward(g: Any, x: Any) -> Any:
 
 
 class Tanh(Function):
+    array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
     elementwise = True
     saves_output = True  # its backward reads ctx.output
@@ -67,6 +68,7 @@ def _tanh_back(y: Any, g: Any) -> Any:
 
 class TanhBack(Function):
     """g * (1 - y**2) for y = tanh(x)."""
+    array_forward = True  # (its forward computes on the arrays alone)
     elementwise = True
 
     overwrites = (0,)
