@@ -152,6 +152,26 @@ def test_max_of_an_empty_tensor_and_a_bad_dim(backend, device):
         x.sum(1)
 
 
+@pytest.mark.parametrize("name, call", [
+    ("sum", lambda x: x.sum(2)), ("mean", lambda x: x.mean(dim=-3)), ("prod", lambda x: x.prod(2)),
+    ("var", lambda x: x.var(2)), ("std", lambda x: x.std(2)), ("logsumexp", lambda x: x.logsumexp(2)),
+    ("max", lambda x: x.max(dim=2)), ("min", lambda x: x.amin(2)), ("argmax", lambda x: x.argmax(2)),
+    ("norm", lambda x: x.norm(dim=2)), ("any", lambda x: x.any(2)), ("all", lambda x: x.all(2)),
+    ("count_nonzero", lambda x: x.count_nonzero(2)), ("squeeze", lambda x: x.squeeze(2)),
+    ("flip", lambda x: x.flip(2)), ("roll", lambda x: x.roll(1, 2)), ("sort", lambda x: x.sort(dim=2)),
+    ("cumsum", lambda x: x.cumsum(2)), ("vector_norm", lambda x: tl.linalg.vector_norm(x, dim=2)),
+])
+def test_an_out_of_range_dim_names_the_function(name, call, backend, device):
+    x = leaf(np.ones((2, 3)), backend, device)
+    with pytest.raises(IndexError, match=rf"^{name}: dim -?\d is out of range for a tensor with 2 dimension"):
+        call(x)
+
+
+def test_a_dim_named_twice_names_the_function(backend, device):
+    with pytest.raises(ValueError, match=r"^sum: dim \(0, -2\) names a dimension twice"):
+        leaf(np.ones((2, 3)), backend, device).sum((0, -2))
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_softmax_dim_out_of_range(name, backend, device):
     """An out-of-range dim raises (it wrapped round: softmax(2) of a matrix ran over dim 0)."""

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from torchlight.tensor import Tensor
 
 
-def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
-    """`dim` as a sorted tuple of non-negative axes (all axes when None)."""
+def normalize_dims(dim: int | Sequence[int] | None, ndim: int, op: str | None = None) -> tuple[int, ...]:
+    """`dim` as a sorted tuple of non-negative axes (all axes when None); an error names `op`, if given."""
     if dim is None:
         return tuple(range(ndim))
     # an int, or anything with __index__ (a NumPy integer, as NumPy and PyTorch take), or a sequence of those
@@ -32,10 +32,12 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
     out = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dimension(s)")
+            where = "" if op is None else f"{op}: "
+            raise IndexError(f"{where}dim {d} is out of range for a tensor with {ndim} dimension(s)")
         out.append(d % ndim if ndim else 0)
     if len(set(out)) != len(out):  # (0, -2) of a matrix: NumPy and PyTorch raise too
-        raise ValueError(f"dim {tuple(dims)} names a dimension twice (a tensor with {ndim} dimension(s))")
+        where = "" if op is None else f"{op}: "
+        raise ValueError(f"{where}dim {tuple(dims)} names a dimension twice (a tensor with {ndim} dimension(s))")
     return tuple(sorted(out)) if ndim else ()
 
 
@@ -163,7 +165,7 @@ def _one_dim(op: str, x: Tensor, dim: Any) -> int:
     PyTorch): taking its first entry would silently work along one dim of several."""
     if not hasattr(dim, "__index__"):
         raise TypeError(f"{op}: dim must be one int, not {dim!r} (it works along one dimension)")
-    return (normalize_dims(dim, x.ndim) or (0,))[0]
+    return (normalize_dims(dim, x.ndim, op) or (0,))[0]
 
 
 def binary(op: str, fn: Any, a: Tensor, other: Any) -> Tensor:

@@ -138,13 +138,13 @@ class LogicalMethods:
             >>> tl.tensor([[0.0, 1.0], [0.0, 0.0]]).any(1).tolist()
             [True, False]
         """
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "any")
         return self._constant(self.backend.xp.any(_truth(self), axis=dims, keepdims=keepdim))
 
     def all(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """Whether every element over `dim` (an int, a tuple; None: all) is true (nonzero); a boolean
         tensor, no gradient. Over an empty dimension: True."""
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "all")
         return self._constant(self.backend.xp.all(_truth(self), axis=dims, keepdims=keepdim))
 
     def count_nonzero(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -158,7 +158,7 @@ class LogicalMethods:
             >>> tl.tensor([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0]]).count_nonzero(dim=1).tolist()
             [2, 1]
         """
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "count_nonzero")
         xp = self.backend.xp
         ones = xp.astype(_truth(self), self.backend.default_int(self._device))
         return self._constant(xp.sum(ones, axis=dims, keepdims=keepdim))

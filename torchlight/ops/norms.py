@@ -136,15 +136,11 @@ def _matrix_dims(op: str, x: Tensor, dim: Any) -> tuple[int, int]:
 
 
 def _dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
-    """normalize_dims with `op` named in its errors."""
+    """normalize_dims with `op` named in its errors (a TypeError's too)."""
     try:
-        return normalize_dims(dim, ndim)
+        return normalize_dims(dim, ndim, op)
     except TypeError:
         raise TypeError(f"{op}: dim must be None, an int or a sequence of ints, not {dim!r}") from None
-    except IndexError as exc:
-        raise IndexError(f"{op}: {exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"{op}: {exc}") from None
 
 
 def matrix_norm(x: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False, *,

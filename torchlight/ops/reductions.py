@@ -136,7 +136,7 @@ def _extreme_dims(op: str, x: Tensor, dim: Any) -> tuple[int, ...]:
     An empty tensor reduced over non-empty dims is fine: `zeros(2, 0).max(0)` has shape (0,).
     """
     refuse_complex(op, x)
-    dims = normalize_dims(dim, x.ndim)
+    dims = normalize_dims(dim, x.ndim, op)
     empty = next((d for d in dims if x.shape[d] == 0), None)
     if empty is not None:
         raise ValueError(f"{op}: the tensor of shape {x.shape} is empty along dim {empty} ({op} has no identity)")
@@ -388,11 +388,11 @@ class ReductionsMethods:
     __slots__ = ()
 
     def sum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        return Sum.apply(self, normalize_dims(dim, self.ndim), keepdim)
+        return Sum.apply(self, normalize_dims(dim, self.ndim, "sum"), keepdim)
 
     def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The mean over `dim` (all dims when None); an integer tensor's mean is a float (as NumPy)."""
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "mean")
         count = math.prod(self.shape[d] for d in dims)
         return Sum.apply(_floating(self), dims, keepdim) * mean_scale(count)
 
@@ -415,7 +415,7 @@ class ReductionsMethods:
             (2.3333, [-0.8889, -0.2222, 1.1111])
         """
         refuse_complex("var", self)
-        return Var.apply(_floating(self), normalize_dims(dim, self.ndim), keepdim, correction)
+        return Var.apply(_floating(self), normalize_dims(dim, self.ndim, "var"), keepdim, correction)
 
     def prod(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The product over `dim` (all dims when None); the gradient is right with zeros in the input.
@@ -427,14 +427,14 @@ class ReductionsMethods:
             >>> x.grad.tolist()
             [0.0, 6.0, 0.0]
         """
-        return Prod.apply(self, normalize_dims(dim, self.ndim), keepdim)
+        return Prod.apply(self, normalize_dims(dim, self.ndim, "prod"), keepdim)
 
     def std(self: Tensor, dim: int | Sequence[int] | None = None, *, keepdim: bool = False,
             correction: float = 1) -> Tensor:
         """sqrt(var(dim, keepdim=keepdim, correction=correction)); where all the values are
         equal (std 0) the gradient is 0, as PyTorch; an integer tensor's std is a float, as var's."""
         refuse_complex("std", self)
-        return Std.apply(_floating(self), normalize_dims(dim, self.ndim), keepdim, correction)
+        return Std.apply(_floating(self), normalize_dims(dim, self.ndim, "std"), keepdim, correction)
 
     def logsumexp(self: Tensor, dim: int | Sequence[int] | None, keepdim: bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim` (None: all dims), shifted by the max so that it does not overflow.
@@ -447,7 +447,7 @@ class ReductionsMethods:
             1000.6931
         """
         _check_floating("logsumexp", self)
-        return LogSumExp.apply(self, normalize_dims(dim, self.ndim), keepdim)
+        return LogSumExp.apply(self, normalize_dims(dim, self.ndim, "logsumexp"), keepdim)
 
     def norm(self: Tensor, p: float | str = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         """The vector p-norm over `dim` (None: all elements, flattened): sum(|x|**p)**(1/p).
@@ -469,7 +469,7 @@ class ReductionsMethods:
         if self.backend.is_complex(self.dtype):  # the norm of the moduli (their gradients are Abs's)
             return self.abs().norm(p, dim, keepdim)
         _check_floating("norm", self)
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "norm")
         if p == 1:
             return self.abs().sum(dims, keepdim)
         if math.isinf(p):

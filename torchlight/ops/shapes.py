@@ -352,7 +352,7 @@ class ShapesMethods:
         As PyTorch, a `dim` whose size is not 1 is left as it is (the array
         API's `squeeze` raises there); a `dim` out of range raises IndexError.
         """
-        dims = normalize_dims(dim, self.ndim)
+        dims = normalize_dims(dim, self.ndim, "squeeze")
         return Reshape.apply(self, tuple(n for i, n in enumerate(self.shape) if n != 1 or i not in dims))
 
     def unsqueeze(self: Tensor, dim: int) -> Tensor:
@@ -400,7 +400,7 @@ class ShapesMethods:
         every = not dims
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return Flip.apply(self, normalize_dims(None if every else dims, self.ndim))
+        return Flip.apply(self, normalize_dims(None if every else dims, self.ndim, "flip"))
 
     def roll(self: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
         """The elements shifted by `shifts` along `dims`, those pushed off the end coming back at the start.
@@ -423,7 +423,7 @@ class ShapesMethods:
         if len(steps) != len(axes):
             raise ValueError(f"roll: {len(steps)} shifts {tuple(steps)} for {len(axes)} dims {axes}")
         for d in axes:
-            normalize_dims(d, self.ndim)  # IndexError out of range
+            normalize_dims(d, self.ndim, "roll")  # IndexError out of range
         if not axes or self.ndim == 0:  # nothing to move (the namespace's roll refuses no axes)
             return Roll.apply(self, 0, None)
         axes = tuple(operator.index(d) % self.ndim for d in axes)
