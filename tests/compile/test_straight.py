@@ -149,18 +149,34 @@ def test_generated_code_gives_what_the_step_loop_gives_to_the_bit(dtype, monkeyp
         assert g.tobytes() == x.grad.data.tobytes()
 
 
-def test_a_long_list_runs_in_chunks(monkeypatch):
+def test_a_long_list_is_generated_a_chunk_per_replay(monkeypatch):
+    """Each replay after WARM generates one more chunk and runs the rest a step at a time: every
+    call on the way gives the gradients the step loop gives, to the bit."""
     monkeypatch.setattr(straight, "CHUNK", 7)
+    monkeypatch.setattr(straight, "WARM_LONG", 1)  # (a list of more than two chunks waits WARM_LONG)
     xs = leaves(8)
-    compiled, program = program_of(w1_like, *xs)
-    assert len(program.backward_one) > 3 * straight.CHUNK and program.backward_one._run is not None
-    eager = leaves(8)
-    w1_like(*eager).backward()
+    compiled = tl.compile(w1_like)
+    compiled(*xs).backward()  # (recorded, then replayed: the first run)
+    program = compiled.programs[next(iter(compiled.programs))][0]
+    steps = program.backward_one
+    assert len(steps) > 3 * straight.CHUNK
+    loop = [s for s in steps]
+    expected = []
     for x in xs:
         x.grad = None
+    monkeypatch.setattr(program, "backward_one", loop)  # (a plain list: the step loop)
     compiled(*xs).backward()
-    for x, e in zip(xs, eager):
-        np.testing.assert_allclose(x.grad.numpy(), e.grad.numpy(), rtol=1e-13)
+    expected = [x.grad.data.tobytes() for x in xs]
+    monkeypatch.setattr(program, "backward_one", steps)
+    calls = 0
+    while steps._run is None:
+        for x in xs:
+            x.grad = None
+        compiled(*xs).backward()
+        calls += 1
+        assert [x.grad.data.tobytes() for x in xs] == expected
+        assert len(steps._parts) == calls or steps._run is not None
+    assert calls == -(-len(steps) // straight.CHUNK)
 
 
 def test_the_source_calls_kernels_and_frees_registers(monkeypatch):

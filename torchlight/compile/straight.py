@@ -20,7 +20,7 @@ the step runs the op's own forward; a step whose forward is something else
 (a fused kernel, a write into an input's array, an opaque node, a derived
 tensor's replay) calls it as the loop does. A long list is cut into
 functions of `CHUNK` steps (CPython compiles one huge function slowly), run
-one after another.
+one after another, and generated one per replay.
 
 Example:
     >>> import numpy as np, torchlight as tl
@@ -54,7 +54,7 @@ from torchlight.tensor import Tensor
 if TYPE_CHECKING:
     from torchlight.engine import Function
 
-__all__ = ["ARRAY_FORWARDS", "CHUNK", "WARM", "Steps", "array_kernel", "run_each", "source"]
+__all__ = ["ARRAY_FORWARDS", "CHUNK", "WARM", "WARM_LONG", "Steps", "array_kernel", "run_each", "source"]
 
 # Each op's forward as a function of its arguments' arrays (a Tensor argument's array, any other
 # argument as it is), given the array namespace: the calls its `forward` makes, in its order. (The
@@ -81,8 +81,10 @@ ARRAY_FORWARDS: dict[type, Callable[[Any], Callable[..., Any]]] = {
 }
 #: the most steps one generated function holds (a longer list is several, called in turn)
 CHUNK = 2000
-#: how many replays of a list run a step at a time before its code is generated
+#: how many replays of a list run a step at a time before its code is generated; a list longer
+#: than two chunks waits longer (its generating costs about 60 ms a chunk, paid a chunk per replay)
 WARM = 8
+WARM_LONG = 64
 
 
 def array_kernel(fn: type[Function] | None, forward: Any, args: tuple) -> Callable[..., Any] | None:
@@ -108,15 +110,20 @@ class Steps(list):
 
     Generating costs about 30 us a step (CPython's compiler, mostly), some fifty times what a
     replay saves per step, so a function called a few times never pays it, and one called in a
-    training loop pays it once, early.
+    training loop pays it once, early. A list of more than two chunks waits `WARM_LONG`
+    replays, and then each replay generates one chunk of `CHUNK` steps, running the chunks
+    made so far and the rest a step at a time, so that a long list (W5's 100,000 steps:
+    about 3 s of generating) never stalls one call, and a program called a few dozen times
+    never pays seconds for it.
     """
 
-    __slots__ = ("_run", "_runs")
+    __slots__ = ("_run", "_runs", "_parts")
 
     def __init__(self, steps: Iterable[Step] = ()) -> None:
         super().__init__(steps)
         self._run: Callable[[], None] | None = None
         self._runs = 0
+        self._parts: list[Callable[[], None]] = []  # the generated functions of the first chunks
 
     def run(self) -> None:
         """Every step in order: what `program.run_steps` does with a plain list."""
@@ -125,11 +132,19 @@ class Steps(list):
             run()
             return
         self._runs += 1
-        if self._runs <= WARM:
+        if self._runs <= (WARM if len(self) <= 2 * CHUNK else WARM_LONG):
             run_each(self)
             return
-        run = self._run = _generate(self)
-        run()
+        parts = self._parts
+        parts.append(_generate(self, len(parts) * CHUNK))
+        done = len(parts) * CHUNK
+        if done >= len(self):
+            run = self._run = parts[0] if len(parts) == 1 else _in_turn(parts)
+            run()
+            return
+        for part in parts:
+            part()
+        run_each(self[done:])
 
 
 def run_each(steps: list[Step]) -> None:
@@ -174,16 +189,15 @@ def _source(steps: list[Step], start: int) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines) + "\n", names
 
 
-def _generate(steps: list[Step]) -> Callable[[], None]:
-    """The function running `steps`: one generated function, or one that calls each chunk's."""
-    parts = []
-    for start in range(0, max(len(steps), 1), CHUNK):
-        text, names = _source(steps[start:start + CHUNK], start)
-        exec(compile(text, "<torchlight compiled steps>", "exec"), names)  # noqa: S102 (our own source)
-        parts.append(names["run"])
-    if len(parts) == 1:
-        return parts[0]
+def _generate(steps: list[Step], start: int) -> Callable[[], None]:
+    """The generated function running the chunk of `steps` from `start` (`CHUNK` steps at most)."""
+    text, names = _source(steps[start:start + CHUNK], start)
+    exec(compile(text, "<torchlight compiled steps>", "exec"), names)  # noqa: S102 (our own source)
+    return names["run"]
 
+
+def _in_turn(parts: list[Callable[[], None]]) -> Callable[[], None]:
+    """One function calling each chunk's in turn."""
     def run() -> None:
         for part in parts:
             part()
