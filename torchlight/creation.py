@@ -220,13 +220,32 @@ def full(shape: Any, fill_value: bool | int | float, *, backend: Any = None, dev
     return _make("full", shape, fill_value, backend, device, dtype, requires_grad)
 
 
-def _like(fill: str, t: Tensor, dtype: Any, requires_grad: bool) -> Tensor:
+def _like(fill: str, t: Tensor, dtype: Any, requires_grad: bool, device: Any = None) -> Tensor:
     array = getattr(t.backend.xp, fill)(t.data, **({} if dtype is None else {"dtype": t.backend.resolve_dtype(dtype)}))
-    return Tensor(array, t.backend, requires_grad=requires_grad)
+    return _placed(t, array, device, requires_grad)
 
 
-def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    """Zeros of `t`'s shape, backend, device and dtype.
+def _placed(t: Tensor, array: Any, device: Any, requires_grad: bool) -> Tensor:
+    """A `*_like` result (`array`, made beside `t`) as a Tensor on `device`: `t`'s own without one; a
+    `Device`, a device of `t`'s backend, or a PyTorch device string ("cuda" is CuPy's), as the
+    factories read them, the array moved there."""
+    if device is None:
+        return Tensor(array, t.backend, requires_grad=requires_grad)
+    if isinstance(device, Device):
+        target = backends.get(device.backend)
+    elif has_device(t.backend, device):
+        target = t.backend
+    else:
+        mapped = pytorch_device(device)
+        if mapped is None:
+            t.backend.resolve_device(device)  # (the backend's own error for a device it does not have)
+            raise ValueError(f"{device!r} is not a device of {t.backend.name}")
+        target, device = backends.get(mapped[0]), mapped[1]
+    return Tensor(move(array, t.backend, target, device), target, requires_grad=requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `t`'s shape, backend, device and dtype (or `dtype`, on `device`).
 
     Example:
         >>> import torchlight as tl
@@ -234,11 +253,14 @@ def zeros_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> 
         >>> z = tl.zeros_like(x)
         >>> z.shape, z.dtype, z.tolist()
         ((2, 2), dtype('float32'), [[0.0, 0.0], [0.0, 0.0]])
+        >>> s = tl.tensor([1.0, 2.0], backend="array_api_strict")
+        >>> tl.zeros_like(s, device="device1").device  # (every `*_like` takes `device=`, as PyTorch's)
+        Device(backend='array_api_strict', device='device1')
     """
-    return _like("zeros_like", t, dtype, requires_grad)
+    return _like("zeros_like", t, dtype, requires_grad, device)
 
 
-def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones of `t`'s shape, backend, device and dtype (or `dtype`).
 
     Example:
@@ -247,7 +269,7 @@ def ones_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> T
         >>> tl.ones_like(x), tl.ones_like(x, dtype="int64")
         (tensor([[1., 1.]]), tensor([[1, 1]]))
     """
-    return _like("ones_like", t, dtype, requires_grad)
+    return _like("ones_like", t, dtype, requires_grad, device)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1, *, backend: Any = None,
@@ -392,7 +414,7 @@ def empty(*shape: Any, backend: Any = None, device: Any = None, dtype: Any = Non
     return _make("zeros", shape, None, backend, device, dtype, requires_grad)
 
 
-def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """`empty` of `t`'s shape, backend, device and dtype (or `dtype`).
 
     Example:
@@ -401,10 +423,11 @@ def empty_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> 
         >>> e.shape, e.dtype
         ((2, 3), dtype('float32'))
     """
-    return _like("zeros_like", t, dtype, requires_grad)
+    return _like("zeros_like", t, dtype, requires_grad, device)
 
 
-def full_like(t: Tensor, fill_value: bool | int | float, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def full_like(t: Tensor, fill_value: bool | int | float, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
     """`fill_value` in `t`'s shape, backend, device and dtype (or `dtype`).
 
     Example:
@@ -413,10 +436,10 @@ def full_like(t: Tensor, fill_value: bool | int | float, *, dtype: Any = None, r
         [7.0, 7.0]
     """
     kwargs = {} if dtype is None else {"dtype": t.backend.resolve_dtype(dtype)}
-    return Tensor(t.backend.xp.full_like(t.data, _plain(fill_value), **kwargs), t.backend, requires_grad=requires_grad)
+    return _placed(t, t.backend.xp.full_like(t.data, _plain(fill_value), **kwargs), device, requires_grad)
 
 
-def rand_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """`rand` of `t`'s shape, backend, device and dtype (or `dtype`).
 
     Example:
@@ -425,10 +448,11 @@ def rand_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> T
         >>> r.shape, r.dtype, bool(((r >= 0) & (r < 1)).all())
         ((4,), dtype('float32'), True)
     """
-    return _random("rand", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
+    drawn = _random("rand", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, False, None)
+    return _placed(t, drawn.data, device, requires_grad)
 
 
-def randn_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """`randn` of `t`'s shape, backend, device and dtype (or `dtype`).
 
     Example:
@@ -437,7 +461,8 @@ def randn_like(t: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> 
         >>> r.shape, r.dtype
         ((2, 2), dtype('float64'))
     """
-    return _random("randn", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, requires_grad, None)
+    drawn = _random("randn", t.shape, t.backend, t._device, t.dtype if dtype is None else dtype, False, None)
+    return _placed(t, drawn.data, device, requires_grad)
 
 
 def device(spec: Any, index: int | None = None) -> Device:

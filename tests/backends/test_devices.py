@@ -239,6 +239,31 @@ def test_factories_and_randomness_on_each_device(device, dtype):
     assert z.device == device and z.dtype == made[0].dtype
 
 
+LIKE = {"zeros_like": lambda t, **k: tl.zeros_like(t, **k), "ones_like": lambda t, **k: tl.ones_like(t, **k),
+        "empty_like": lambda t, **k: tl.empty_like(t, **k), "full_like": lambda t, **k: tl.full_like(t, 2.5, **k),
+        "rand_like": lambda t, **k: tl.rand_like(t, **k), "randn_like": lambda t, **k: tl.randn_like(t, **k)}
+
+
+@pytest.mark.parametrize("name", list(LIKE))
+def test_a_like_factory_takes_a_device_as_pytorch_does(name):
+    """`tl.zeros_like(t, device=...)`: t's shape and dtype on that device (a device of t's backend,
+    a `Device`, or a PyTorch device string as the factories read them); t's own device without one."""
+    like = LIKE[name]
+    t = tl.tensor(np.ones((2, 3)), backend=STRICT)
+    moved = like(t, device=XP.Device("device1"), requires_grad=True)
+    assert moved.device == XP.Device("device1") and moved.shape == (2, 3) and moved.dtype == t.dtype
+    assert moved.requires_grad and moved.is_leaf
+    assert like(t).device == t.device
+    n = tl.tensor(np.ones(4, dtype=np.float32))
+    assert like(t, device=n.device).backend is n.backend  # (a Device of another backend: there)
+    on_cpu = like(n, device="cpu")
+    assert on_cpu.backend is n.backend and on_cpu.dtype == np.float32 and on_cpu.shape == (4,)
+    with pytest.raises(ValueError, match="has only the device 'cpu', not 'gpu7'"):
+        like(n, device="gpu7")
+    if name == "full_like":
+        assert like(t, device=XP.Device("device1")).numpy().tolist() == [[2.5] * 3] * 2
+
+
 # ----------------------------------------- the conformance database, if any
 def _conformance_cases():
     try:
