@@ -175,7 +175,7 @@ def test_loss_modules_take_the_functional_arguments(backend):
     y = ints(backend, [0, 1])
     w = floats(backend, [1.0, 3.0])
     module = nn.CrossEntropyLoss(weight=w, ignore_index=0, reduction="sum", label_smoothing=0.25)
-    want = F.cross_entropy(z, y, w, 0, "sum", 0.25).item()
+    want = F.cross_entropy(z, y, w, ignore_index=0, reduction="sum", label_smoothing=0.25).item()
     assert module(z, y).item() == want
     assert repr(module) == "CrossEntropyLoss(weight=(2,), ignore_index=0, reduction='sum', label_smoothing=0.25)"
     nll = nn.NLLLoss(weight=w, reduction="none")

@@ -167,3 +167,27 @@ def test_loss_bad_input_names_expected_and_got() -> None:
         F.binary_cross_entropy(x + 0.5, x, weight=tl.ones(4))
     with pytest.raises(TypeError, match="mse_loss: the input must have a floating-point dtype, not int"):
         F.mse_loss(tl.tensor([1, 2]), tl.tensor([1, 2]))
+
+
+def test_cross_entropy_and_nll_loss_take_pytorchs_order_and_names():
+    """`input=` by name, and the deprecated flags in their places: (input, target, weight,
+    size_average, ignore_index, reduce, reduction[, label_smoothing]); an ignored label passed
+    where the flag goes (torchlight's old order) is a TypeError that names ignore_index=."""
+    z = tl.tensor([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = tl.tensor([0, 1, 1])
+    F = tl.nn.functional
+    mean = F.cross_entropy(z, y).item()
+    assert F.cross_entropy(input=z, target=y).item() == mean
+    assert F.cross_entropy(z, y, None, None, -100, None, "sum").item() == pytest.approx(3 * mean)
+    assert F.cross_entropy(z, y, None, False).item() == pytest.approx(3 * mean)  # size_average=False: a sum
+    assert F.cross_entropy(z, y, reduce=False).shape == (3,)
+    assert F.cross_entropy(z, y, None, None, 1).item() == pytest.approx(F.cross_entropy(z[:1], y[:1]).item())
+    logp = z.log_softmax(1)
+    assert F.nll_loss(input=logp, target=y, reduction="sum").item() == pytest.approx(3 * mean)
+    assert F.nll_loss(logp, y, None, None, 0, False).tolist() == pytest.approx(
+        [0.0, *F.nll_loss(logp, y, reduction="none").tolist()[1:]])
+    for fn, scores in ((F.cross_entropy, z), (F.nll_loss, logp)):
+        with pytest.raises(TypeError, match="pass the ignored label as ignore_index=1"):
+            fn(scores, y, None, 1)
+        with pytest.raises(TypeError, match="pass the reduction as reduction='sum'"):
+            fn(scores, y, None, "sum")

@@ -386,11 +386,11 @@ def logsumexp(x: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool =
 
 
 # ------------------------------------------------------------------ losses
-def nll_loss(log_probs: Tensor, target: Any, weight: Tensor | None = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
+def nll_loss(input: Tensor, target: Any, weight: Tensor | None = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """-weight[t] * log_probs[i, t] for each label t = target[i], reduced: the negative log-likelihood.
 
-    `log_probs` is (N, C) or (N, C, d1, ...) (classes on axis 1) or (C,);
+    `input`, the log-probabilities, is (N, C) or (N, C, d1, ...) (classes on axis 1) or (C,);
     `target` holds integer labels of shape (N,) / (N, d1, ...) / (). A label
     outside [0, C) raises ValueError, unless it equals `ignore_index`: such
     a label contributes 0 and leaves the mean's denominator. `weight` (C,)
@@ -405,6 +405,8 @@ def nll_loss(log_probs: Tensor, target: Any, weight: Tensor | None = None, ignor
         0.3125
     """
     op = "nll_loss"
+    log_probs = input
+    reduction = _legacy_reduction(size_average, reduce, reduction, op)  # (PyTorch's positional order)
     labels = _class_targets(log_probs, target, ignore_index, reduction, op)
     weight = _class_weight(weight, log_probs, op)
     if weight is None and labels.ignored is None:
@@ -512,9 +514,11 @@ def _mean_or_nan(total: Tensor, count: Any) -> Tensor:
     return total * Tensor._wrap(scale, backend) + Tensor._wrap(nan, backend)
 
 
-def cross_entropy(logits: Tensor, target: Any, weight: Tensor | None = None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    """nll_loss(log_softmax(logits, class axis), target): softmax cross-entropy, with PyTorch's options.
+def cross_entropy(input: Tensor, target: Any, weight: Tensor | None = None, size_average: bool | None = None,
+                  ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss(log_softmax(input, class axis), target): softmax cross-entropy of the logits
+    `input`, with PyTorch's options, in its order (`size_average` / `reduce`: its deprecated flags).
 
     `target` is integer labels (as `nll_loss`: `weight` per class,
     `ignore_index` left out of the loss and of the mean's denominator) or
@@ -541,6 +545,8 @@ def cross_entropy(logits: Tensor, target: Any, weight: Tensor | None = None, ign
         0.1269
     """
     op = "cross_entropy"
+    logits = input
+    reduction = _legacy_reduction(size_average, reduce, reduction, op)
     _check_label_smoothing(label_smoothing, op)
     _check_float(logits, op)
     target = _lift(target, logits)
@@ -586,8 +592,10 @@ def _legacy_reduction(size_average: Any, reduce: Any, reduction: str, op: str) -
     """`reduction`, or PyTorch's reading of its deprecated `size_average` / `reduce` flags where given."""
     for name, flag in (("size_average", size_average), ("reduce", reduce)):
         if flag is not None and not isinstance(flag, bool):
+            what = f"the ignored label as ignore_index={flag!r}" if isinstance(flag, int) else \
+                f"the reduction as reduction={flag!r}"
             raise TypeError(f"{op}: {name} (PyTorch's deprecated flag) must be a bool or None, not {flag!r}; "
-                            f"pass the reduction as reduction={flag!r}")
+                            f"pass {what}")
     if size_average is None and reduce is None:
         _check_reduction(reduction, op)
         return reduction

@@ -20,7 +20,7 @@ from torchlight.tensor import Tensor
 
 
 class NLLLoss(Module):
-    """`F.nll_loss(log_probs, target, weight, ignore_index, reduction)`; `weight` is kept as a buffer.
+    """`F.nll_loss(log_probs, target, weight, ignore_index=, reduction=)`; `weight` is kept as a buffer.
 
     The buffer moves with `.to()` and is saved in the state dict, as PyTorch's.
 
@@ -42,7 +42,7 @@ class NLLLoss(Module):
         self.reduction = reduction
 
     def forward(self, log_probs: Tensor, target: Any) -> Tensor:
-        return F.nll_loss(log_probs, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(log_probs, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
     def extra_repr(self) -> str:
         parts = [] if self.weight is None else [f"weight={self.weight.shape}"]
@@ -54,7 +54,7 @@ class NLLLoss(Module):
 
 
 class CrossEntropyLoss(NLLLoss):
-    """`F.cross_entropy(logits, target, weight, ignore_index, reduction, label_smoothing)`.
+    """`F.cross_entropy(logits, target, weight, ignore_index=, reduction=, label_smoothing=)`.
 
     Example:
         >>> import torchlight as tl
@@ -73,7 +73,8 @@ class CrossEntropyLoss(NLLLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, logits: Tensor, target: Any) -> Tensor:
-        return F.cross_entropy(logits, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
+        return F.cross_entropy(logits, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
 
     def extra_repr(self) -> str:
         text = super().extra_repr()
