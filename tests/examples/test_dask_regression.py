@@ -3,12 +3,12 @@ scheduler fails fast with its address named."""
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 pytest.importorskip("dask.array", reason="the example runs on Dask (pip install 'dask[array]')")
 
@@ -16,15 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "dask_regression.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("dask_regression_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_lazy_fit_on_threads_gives_numpys_losses(capsys):
-    example = load_example()
+    example = load_example(EXAMPLE)
     args = ["--rows", "2000", "--features", "5", "--chunk-rows", "500", "--steps", "2"]
     lazy = example.main(args)
     eager = example.main([*args, "--backend", "numpy", "--no-progress"])
@@ -42,7 +35,7 @@ def test_the_lazy_fit_on_threads_gives_numpys_losses(capsys):
 
 def test_an_unreachable_scheduler_fails_fast_naming_its_address(capsys):
     pytest.importorskip("distributed", reason="--scheduler needs `distributed` (pip install 'torchlight[dask]')")
-    example = load_example()
+    example = load_example(EXAMPLE)
     address = "tcp://127.0.0.1:9"  # the discard port: nothing listens there
     start = time.monotonic()
     with pytest.raises(SystemExit) as exit_:

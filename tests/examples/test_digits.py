@@ -7,11 +7,11 @@ same predictions.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 import torchlight as tl
 
@@ -22,15 +22,8 @@ pytest.importorskip("safetensors")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "digits.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("digits_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_one_epoch_learns_and_checkpoints_round_trip(tmp_path, capsys):
-    digits = load_example()
+    digits = load_example(EXAMPLE)
     results = digits.run(epochs=1, seed=0, out=str(tmp_path), make_plot=False, progress=True)
     # captured output is not a terminal: the epoch lines are printed, the bars are not drawn
     printed = capsys.readouterr()

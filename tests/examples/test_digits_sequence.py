@@ -6,10 +6,10 @@ checkpoint (loaded into fresh objects) must end with the same parameters, bit fo
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from example_modules import load_example
 
 pytest.importorskip("sklearn")
 pytest.importorskip("tqdm")
@@ -18,15 +18,8 @@ pytest.importorskip("safetensors")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "digits_sequence.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("digits_sequence_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_two_epochs_learn_and_resume_bit_exactly(tmp_path):
-    example = load_example()
+    example = load_example(EXAMPLE)
     results = example.run(epochs=2, seed=0, out=str(tmp_path), make_plot=False, progress=False)
     for name, result in results.items():
         losses = result["history"]["loss"]

@@ -3,11 +3,11 @@ solve_triangular agrees with scikit-learn's GaussianProcessRegressor, and the pl
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 pytest.importorskip("sklearn")
 pytest.importorskip("matplotlib")
@@ -15,16 +15,9 @@ pytest.importorskip("matplotlib")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gaussian_process.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("gaussian_process_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(autouse=True)
 def _restore_default_backend():
-    gp = load_example()
+    gp = load_example(EXAMPLE)
     before = gp.tl.get_default_backend()
     yield
     gp.tl.set_default_backend(before)
@@ -32,7 +25,7 @@ def _restore_default_backend():
 
 @pytest.mark.parametrize("backend_name", ["numpy", "array_api_strict"])
 def test_the_fit_agrees_with_scikit_learn_within_1e_4(backend_name, tmp_path):
-    gp = load_example()
+    gp = load_example(EXAMPLE)
     report = gp.run(backend_name, n=80, steps=600, out=str(tmp_path))
     assert max(report["relative"].values()) < 1e-4, report["relative"]
     assert report["ours"]["history"][-1] > report["ours"]["history"][0] + 1.0  # it climbed
@@ -43,7 +36,7 @@ def test_the_fit_agrees_with_scikit_learn_within_1e_4(backend_name, tmp_path):
 def test_the_log_marginal_likelihood_and_its_gradient_are_scikit_learns():
     """At a point away from the optimum, the value and the gradient (through cholesky and the
     triangular solve) equal scikit-learn's closed-form ones."""
-    gp = load_example()
+    gp = load_example(EXAMPLE)
     x_host, y_host = gp.load_data(40)
     tl = gp.tl
     theta = tl.tensor([0.3, -0.4, -1.2], requires_grad=True)

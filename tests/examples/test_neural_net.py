@@ -6,11 +6,11 @@ chance (10%) by far; the gradient must have the parameters' structure.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 import torchlight as tl
 from torchlight import func
@@ -20,22 +20,15 @@ pytest.importorskip("sklearn")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "neural_net.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("neural_net_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_two_epochs_learn():
-    example = load_example()
+    example = load_example(EXAMPLE)
     history = example.run(num_epochs=2, verbose=False)
     assert history["loss"][-1] < 0.3 * history["loss"][0], history["loss"]
     assert history["test"][-1] > 0.8, history["test"]
 
 
 def test_the_gradient_is_a_list_of_pairs_like_the_parameters():
-    example = load_example()
+    example = load_example(EXAMPLE)
     params = example.init_random_params(0.1, [4, 3, 2])
     x, y = np.random.default_rng(0).standard_normal((5, 4)), np.eye(2)[[0, 1, 1, 0, 1]]
     g = func.grad(example.log_posterior)(params, tl.tensor(x), tl.tensor(y), 0.5)

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from example_modules import load_example
 
 pytest.importorskip("sklearn")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "newton.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("newton_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("backend_name", ["numpy", "array_api_strict"])
 def test_newton_reaches_the_optimum_in_fewer_iterations_than_gd(backend_name):
-    newton = load_example()
+    newton = load_example(EXAMPLE)
     lam = 1e-2
     report = newton.run(backend_name, (3, 8), lam=lam, gap=1e-4, max_gd_iter=2000, max_gd_seconds=20.0)
     n, gd = report["newton"], report["gd"]
@@ -42,7 +35,7 @@ def test_newton_reaches_the_optimum_in_fewer_iterations_than_gd(backend_name):
 
 
 def test_main_prints_both_methods(capsys):
-    newton = load_example()
+    newton = load_example(EXAMPLE)
     newton.main(["--lam", "0.05", "--gap", "1e-3", "--max-gd-iter", "500"])
     out = capsys.readouterr().out
     assert "Newton-CG (func.hvp)" in out and "Newton-CG (vjp of grad)" in out and "gradient descent 1/L" in out

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from example_modules import load_example
 
 from torchlight.autograd import central_difference
 
@@ -14,10 +14,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scalar_mlp.py"
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("scalar_mlp_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example(EXAMPLE)
 
 
 def test_short_training_run_lowers_the_loss_and_classifies(example, capsys):
