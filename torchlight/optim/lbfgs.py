@@ -130,6 +130,13 @@ def _strong_wolfe(obj_func: Callable[[list[Any], float, Any], tuple[float, Any]]
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
 
+def _flat_real(xp: Any, p: Tensor, array: Any) -> Any:
+    """`array` (a gradient or zeros of parameter `p`'s shape) flat; a complex one as its parts in turn."""
+    if p.backend.is_complex(p.dtype):
+        array = xp.stack([xp.real(array), xp.imag(array)], axis=-1)
+    return xp.reshape(array, (-1,))
+
+
 def _dot(xp: Any, a: Any, b: Any) -> float:
     return float(xp.sum(a * b))
 
@@ -191,19 +198,26 @@ class LBFGS(Optimizer):
         super().add_param_group(group)
 
     # ------------------------------------------------------------ the flat view of the parameters
+    # A complex parameter takes part as its real and imaginary parts, two real entries each (PyTorch's
+    # `view_as_real`): the flat vectors are real, and their dot products the real inner product.
     def _numel(self) -> int:
-        return sum(math.prod(p.shape) for p in self._params)
+        return sum(math.prod(p.shape) * (2 if p.backend.is_complex(p.dtype) else 1) for p in self._params)
 
     def _gather_flat_grad(self, xp: Any) -> Any:
-        views = [xp.zeros_like(xp.reshape(p.data, (-1,))) if p.grad is None else xp.reshape(p.grad.data, (-1,))
-                 for p in self._params]
+        views = [_flat_real(xp, p, xp.zeros_like(p.data) if p.grad is None else p.grad.data) for p in self._params]
         return _settled(self._params[0].backend, xp.concat(views) if len(views) > 1 else views[0])
 
     def _add_grad(self, xp: Any, step_size: float, update: Any) -> None:
         offset = 0
         for p in self._params:
-            numel = math.prod(p.shape)
-            moved = p.data + step_size * xp.reshape(update[offset:offset + numel], p.shape)
+            complex_part = p.backend.is_complex(p.dtype)
+            numel = math.prod(p.shape) * (2 if complex_part else 1)
+            part = update[offset:offset + numel]
+            if complex_part:
+                pairs = xp.reshape(part, (*p.shape, 2))
+                unit = xp.asarray(1j, dtype=p.dtype)
+                part = xp.astype(pairs[..., 0], p.dtype) + xp.astype(pairs[..., 1], p.dtype) * unit
+            moved = p.data + step_size * xp.reshape(part, p.shape)
             p._replace_data(_settled(p.backend, moved))
             offset += numel
 

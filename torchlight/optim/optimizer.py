@@ -133,10 +133,31 @@ class Optimizer:
                 for p in group["params"]:
                     if p.grad is not None:
                         state = self.state[p]
-                        p._replace_data(self._update(p.backend.xp, p.data, p.grad.data, state, settings))
+                        update = self._update if not p.backend.is_complex(p.dtype) else self._complex_update
+                        p._replace_data(update(p.backend.xp, p.data, p.grad.data, state, settings))
 
     def _update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+    def _complex_update(self, xp: Any, w: Any, g: Any, state: dict[str, Any], group: dict[str, Any]) -> Any:
+        """`_update` of a complex parameter as of the real one its real and imaginary parts make (each
+        part its own entry), as PyTorch's optimizers run on `view_as_real`: Adam's second moment of
+        g = a + bi is (a^2, b^2) per part, not the complex g * g. The state stays complex-valued."""
+        dtype = w.dtype
+
+        def real(a: Any) -> Any:
+            return xp.stack([xp.real(a), xp.imag(a)], axis=-1)
+
+        def back(a: Any) -> Any:
+            unit = xp.asarray(1j, dtype=dtype)
+            return xp.astype(a[..., 0], dtype) + xp.astype(a[..., 1], dtype) * unit
+
+        arrays = {k for k, v in state.items() if hasattr(v, "dtype") and getattr(v, "shape", None) == w.shape}
+        inner = {k: real(v) if k in arrays else v for k, v in state.items()}
+        out = self._update(xp, real(w), real(g), inner, group)
+        state.update({k: back(v) if getattr(v, "shape", None) == out.shape and hasattr(v, "dtype") else v
+                      for k, v in inner.items()})
+        return back(out)
 
     # ------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
