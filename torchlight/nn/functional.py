@@ -517,8 +517,10 @@ def _mean_or_nan(total: Tensor, count: Any) -> Tensor:
 def cross_entropy(input: Tensor, target: Any, weight: Tensor | None = None, size_average: bool | None = None,
                   ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
-    """nll_loss(log_softmax(input, class axis), target): softmax cross-entropy of the logits
-    `input`, with PyTorch's options, in its order (`size_average` / `reduce`: its deprecated flags).
+    """nll_loss(log_softmax(input, class axis), target): softmax cross-entropy, with PyTorch's options.
+
+    `input` is the logits. The arguments come in PyTorch's order, its deprecated `size_average` /
+    `reduce` flags included (read as PyTorch reads them; pass the rest by name).
 
     `target` is integer labels (as `nll_loss`: `weight` per class,
     `ignore_index` left out of the loss and of the mean's denominator) or
