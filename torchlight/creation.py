@@ -87,14 +87,15 @@ def tensor(data: Any, *, requires_grad: bool = False, backend: Any = None, devic
     return Tensor(array, target, requires_grad=requires_grad)
 
 
-def _backend_of_device(backend: Any, device: Any) -> Any:
+def _backend_of_device(backend: Any, device: Any, home: Any = None) -> Any:
     """`backend`, or the backend a `Device` (or a PyTorch device string, "cpu", "cuda:1") names when
-    no backend is given."""
+    no backend is given; `home` (None: the default backend) where the device names none, or is
+    one of `home`'s own (torch's "cpu" stays torch's)."""
     if backend is None and isinstance(device, Device):
         return device.backend
     mapped = pytorch_device(device) if backend is None else None
-    if mapped is None or has_device(backends.get(None), device):  # (the default backend's own "cpu" stays)
-        return backend
+    if mapped is None or has_device(backends.get(home), device):
+        return home if backend is None else backend
     return mapped[0]
 
 
@@ -226,21 +227,11 @@ def _like(fill: str, t: Tensor, dtype: Any, requires_grad: bool, device: Any = N
 
 
 def _placed(t: Tensor, array: Any, device: Any, requires_grad: bool) -> Tensor:
-    """A `*_like` result (`array`, made beside `t`) as a Tensor on `device`: `t`'s own without one; a
-    `Device`, a device of `t`'s backend, or a PyTorch device string ("cuda" is CuPy's), as the
-    factories read them, the array moved there."""
+    """A `*_like` result (`array`, made beside `t`) as a Tensor on `device`, read as the factories
+    read it with `t`'s backend for the default (`_backend_of_device`); `t`'s own device without one."""
     if device is None:
         return Tensor(array, t.backend, requires_grad=requires_grad)
-    if isinstance(device, Device):
-        target = backends.get(device.backend)
-    elif has_device(t.backend, device):
-        target = t.backend
-    else:
-        mapped = pytorch_device(device)
-        if mapped is None:
-            t.backend.resolve_device(device)  # (the backend's own error for a device it does not have)
-            raise ValueError(f"{device!r} is not a device of {t.backend.name}")
-        target, device = backends.get(mapped[0]), mapped[1]
+    target = backends.get(_backend_of_device(None, device, t.backend))
     return Tensor(move(array, t.backend, target, device), target, requires_grad=requires_grad)
 
 

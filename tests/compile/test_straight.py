@@ -9,50 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from library_functions import ARRAY_OP_CASES, library_functions
 
 import torchlight as tl
 from torchlight.compile import straight
 from torchlight.compile.program import run_steps
 from torchlight.compile.steps import Step
-from torchlight.engine import Context, Function
+from torchlight.engine import Context
 
-# op name: the shapes of its Tensor arguments, its other arguments, the values' domain
-CASES = {
-    "Add": ([(3, 4), (4,)], (), "any"),
-    "Sub": ([(3, 4), (3, 1)], (), "any"),
-    "Mul": ([(3, 4), ()], (), "any"),
-    "Div": ([(3, 4), (4,)], (), "any"),
-    "Neg": ([(5,)], (), "any"),
-    "MatMul": ([(3, 4), (4, 2)], (), "any"),
-    "Exp": ([(2, 3)], (), "any"),
-    "Log": ([(2, 3)], (), "any"),
-    "Sqrt": ([(6,)], (), "any"),
-    "Abs": ([(6,)], (), "any"),
-    "Tanh": ([(2, 3)], (), "any"),
-    "ReLU": ([(7,)], (), "any"),
-    "Sigmoid": ([(9,)], (), "any"),
-    "TanhBack": ([(2, 3), (2, 3)], (), "any"),
-    "SigmoidBack": ([(2, 3), (2, 3)], (), "unit"),
-    "Sum": ([(2, 3, 4)], ((0, 2), False), "any"),
-    "Reshape": ([(2, 6)], ((3, 4),), "any"),
-    "BroadcastView": ([()], ((2, 3),), "any"),
-}
+CASES = ARRAY_OP_CASES
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -800.0, 800.0, 90.0, -90.0]
 
 
-def unary_ops() -> dict[str, type[Function]]:
-    """The library's ops that `unary_op` made, by module and name (never a test's Function)."""
-    found, todo = {}, list(Function.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if cls.__module__.startswith("torchlight.") and "array_name" in cls.__dict__:
-            found[f"{cls.__module__.rpartition('.')[2]}.{cls.__name__}"] = cls
-    return found
-
-
 TABLE = {fn.__name__: fn for fn in straight.ARRAY_FORWARDS}
-UNARY = unary_ops()
+# the ops that `unary_op` made, by module and name (held from collection: never a doctest's Function)
+UNARY = {f"{fn.__module__.rpartition('.')[2]}.{fn.__name__}": fn for fn in library_functions()
+         if "array_name" in fn.__dict__}
 
 
 def test_every_op_with_an_array_kernel_has_a_case():

@@ -6,34 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from library_functions import ARRAY_OP_CASES, library_functions
 
 import torchlight as tl
 from torchlight.engine import Function, function
 from torchlight.engine.observe import Observer, observing
 
-# op name: the shapes of its Tensor arguments and its other arguments (every other op that says
-# `array_forward` is one of `unary_op`'s, given one vector)
-CASES = {
-    "Add": ([(3, 4), (4,)], ()), "Sub": ([(3, 4), (3, 1)], ()), "Mul": ([(3, 4), ()], ()),
-    "Div": ([(3, 4), (4,)], ()), "Neg": ([(5,)], ()), "MatMul": ([(3, 4), (4, 2)], ()),
-    "Exp": ([(2, 3)], ()), "Log": ([(2, 3)], ()), "Sqrt": ([(6,)], ()), "Abs": ([(6,)], ()),
-    "Tanh": ([(2, 3)], ()), "ReLU": ([(7,)], ()), "Sigmoid": ([(9,)], ()),
-    "TanhBack": ([(2, 3), (2, 3)], ()), "SigmoidBack": ([(2, 3), (2, 3)], ()),
-    "Sum": ([(2, 3, 4)], ((0, 2), False)), "Reshape": ([(2, 6)], ((3, 4),)), "BroadcastView": ([()], ((2, 3),)),
-}
-
-
-def ops_saying_array_forward() -> dict[str, type[Function]]:
-    found, todo = {}, list(Function.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if cls.array_forward and cls.__module__.startswith("torchlight."):
-            found[cls.__name__] = cls
-    return found
-
-
-OPS = ops_saying_array_forward()
+# every op that says `array_forward` and was not made by `unary_op` has a case (those get one vector)
+CASES = ARRAY_OP_CASES
+OPS = {fn.__name__: fn for fn in library_functions() if fn.array_forward}
 
 
 def test_the_hottest_ops_say_it_and_a_subclass_does_not_inherit_it():
@@ -58,7 +39,7 @@ class Nodes(Observer):
 
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_recording_the_op_makes_one_node_and_the_quiet_result(name, backend):
-    shapes, extra = CASES.get(name, ([(4,)], ()))
+    shapes, extra, _ = CASES.get(name, ([(4,)], (), "any"))
     rng = np.random.default_rng(3)
     tensors = [tl.tensor(backend.asarray(rng.uniform(0.2, 0.8, s)), requires_grad=True) for s in shapes]
     fn = OPS[name]

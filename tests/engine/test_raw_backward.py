@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from library_functions import library_functions
 
 import torchlight as tl
-from torchlight.engine import Function
 
 # op name: (the call, the shapes of its Tensor inputs, the values' domain)
 CASES = {
@@ -28,17 +28,7 @@ CASES = {
 }
 
 
-def ops_with_raw_backward() -> dict[str, type[Function]]:
-    found, todo = {}, list(Function.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if cls.__dict__.get("raw_backward") is not None:
-            found[cls.__name__] = cls
-    return found
-
-
-RAW = ops_with_raw_backward()
+RAW = {fn.__name__: fn for fn in library_functions() if fn.__dict__.get("raw_backward") is not None}
 
 
 def test_every_op_with_a_raw_backward_has_a_case():

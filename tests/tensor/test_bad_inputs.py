@@ -167,9 +167,14 @@ def test_an_out_of_range_dim_names_the_function(name, call, backend, device):
         call(x)
 
 
-def test_a_dim_named_twice_names_the_function(backend, device):
+def test_a_dim_named_twice_or_not_an_int_names_the_function(backend, device):
+    x = leaf(np.ones((2, 3)), backend, device)
     with pytest.raises(ValueError, match=r"^sum: dim \(0, -2\) names a dimension twice"):
-        leaf(np.ones((2, 3)), backend, device).sum((0, -2))
+        x.sum((0, -2))
+    for call, name in ((lambda: x.sum(1.5), "sum"), (lambda: x.mean((0, "1")), "mean"),
+                       (lambda: tl.linalg.vector_norm(x, dim=1.5), "vector_norm")):
+        with pytest.raises(TypeError, match=rf"^{name}: dim must be None, an int or a sequence of ints, not "):
+            call()
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])

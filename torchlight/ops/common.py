@@ -28,17 +28,25 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int, op: str | None = 
     if dim is None:
         return tuple(range(ndim))
     # an int, or anything with __index__ (a NumPy integer, as NumPy and PyTorch take), or a sequence of those
-    dims = (operator.index(dim),) if hasattr(dim, "__index__") else tuple(operator.index(d) for d in dim)
+    try:
+        dims = (operator.index(dim),) if hasattr(dim, "__index__") else tuple(operator.index(d) for d in dim)
+    except TypeError:
+        if op is None:
+            raise
+        raise TypeError(f"{op}: dim must be None, an int or a sequence of ints, not {dim!r}") from None
     out = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
-            where = "" if op is None else f"{op}: "
-            raise IndexError(f"{where}dim {d} is out of range for a tensor with {ndim} dimension(s)")
+            raise IndexError(f"{_named(op)}dim {d} is out of range for a tensor with {ndim} dimension(s)")
         out.append(d % ndim if ndim else 0)
     if len(set(out)) != len(out):  # (0, -2) of a matrix: NumPy and PyTorch raise too
-        where = "" if op is None else f"{op}: "
-        raise ValueError(f"{where}dim {tuple(dims)} names a dimension twice (a tensor with {ndim} dimension(s))")
+        raise ValueError(f"{_named(op)}dim {tuple(dims)} names a dimension twice (a tensor with {ndim} dimension(s))")
     return tuple(sorted(out)) if ndim else ()
+
+
+def _named(op: str | None) -> str:
+    """The prefix naming `op` in an error (none without one): made only when raising."""
+    return "" if op is None else f"{op}: "
 
 
 def resolve_shape(shape: Sequence[int], old: tuple[int, ...]) -> tuple[int, ...]:

@@ -109,7 +109,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
         raise TypeError(f"vector_norm: dim must be None, an int or a sequence of ints, not {dim!r}")
     if x.backend.is_complex(x.dtype):
         x = x.abs()
-    dims = _dims("vector_norm", dim, x.ndim)
+    dims = normalize_dims(dim, x.ndim, "vector_norm")
     if p == 0:
         return CountNonzero.apply(x, dims, keepdim)
     if p == 1:
@@ -131,16 +131,8 @@ def _matrix_dims(op: str, x: Tensor, dim: Any) -> tuple[int, int]:
         raise TypeError(f"{op}: dim must be a pair of ints, not {dim!r}") from None
     if x.ndim < 2:
         raise ValueError(f"{op}: needs a matrix or a batch of them (2 or more dims), not a tensor of shape {x.shape}")
-    _dims(op, (d0, d1), x.ndim)
+    normalize_dims((d0, d1), x.ndim, op)
     return d0 % x.ndim, d1 % x.ndim
-
-
-def _dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
-    """normalize_dims with `op` named in its errors (a TypeError's too)."""
-    try:
-        return normalize_dims(dim, ndim, op)
-    except TypeError:
-        raise TypeError(f"{op}: dim must be None, an int or a sequence of ints, not {dim!r}") from None
 
 
 def matrix_norm(x: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False, *,

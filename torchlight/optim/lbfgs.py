@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from torchlight import grad_mode
-from torchlight.optim.optimizer import Optimizer, _check, _state_value
+from torchlight.optim.optimizer import Optimizer, _check, _state_value, from_real_pairs, real_pairs
 from torchlight.tensor import Tensor
 
 __all__ = ["LBFGS"]
@@ -133,7 +133,7 @@ def _strong_wolfe(obj_func: Callable[[list[Any], float, Any], tuple[float, Any]]
 def _flat_real(xp: Any, p: Tensor, array: Any) -> Any:
     """`array` (a gradient or zeros of parameter `p`'s shape) flat; a complex one as its parts in turn."""
     if p.backend.is_complex(p.dtype):
-        array = xp.stack([xp.real(array), xp.imag(array)], axis=-1)
+        array = real_pairs(xp, array)
     return xp.reshape(array, (-1,))
 
 
@@ -214,9 +214,7 @@ class LBFGS(Optimizer):
             numel = math.prod(p.shape) * (2 if complex_part else 1)
             part = update[offset:offset + numel]
             if complex_part:
-                pairs = xp.reshape(part, (*p.shape, 2))
-                unit = xp.asarray(1j, dtype=p.dtype)
-                part = xp.astype(pairs[..., 0], p.dtype) + xp.astype(pairs[..., 1], p.dtype) * unit
+                part = from_real_pairs(xp, xp.reshape(part, (*p.shape, 2)), p.dtype)
             moved = p.data + step_size * xp.reshape(part, p.shape)
             p._replace_data(_settled(p.backend, moved))
             offset += numel

@@ -31,6 +31,18 @@ from torchlight.tensor import Tensor
 __all__ = ["SGD", "Adam", "AdamW", "Optimizer"]
 
 
+def real_pairs(xp: Any, a: Any) -> Any:
+    """A complex array as the real one of its parts, each element's (real, imaginary) on a new last
+    axis (PyTorch's `view_as_real`, as a new array: the array API has no such view)."""
+    return xp.stack([xp.real(a), xp.imag(a)], axis=-1)
+
+
+def from_real_pairs(xp: Any, pairs: Any, dtype: Any) -> Any:
+    """`real_pairs` undone: the complex array of `dtype` whose parts are the last axis of `pairs`."""
+    unit = xp.asarray(1j, dtype=dtype)
+    return xp.astype(pairs[..., 0], dtype) + xp.astype(pairs[..., 1], dtype) * unit
+
+
 class Optimizer:
     """Base class: `param_groups`, `state`, `zero_grad()`, and `step()` for subclasses.
 
@@ -143,21 +155,12 @@ class Optimizer:
         """`_update` of a complex parameter as of the real one its real and imaginary parts make (each
         part its own entry), as PyTorch's optimizers run on `view_as_real`: Adam's second moment of
         g = a + bi is (a^2, b^2) per part, not the complex g * g. The state stays complex-valued."""
-        dtype = w.dtype
-
-        def real(a: Any) -> Any:
-            return xp.stack([xp.real(a), xp.imag(a)], axis=-1)
-
-        def back(a: Any) -> Any:
-            unit = xp.asarray(1j, dtype=dtype)
-            return xp.astype(a[..., 0], dtype) + xp.astype(a[..., 1], dtype) * unit
-
         arrays = {k for k, v in state.items() if hasattr(v, "dtype") and getattr(v, "shape", None) == w.shape}
-        inner = {k: real(v) if k in arrays else v for k, v in state.items()}
-        out = self._update(xp, real(w), real(g), inner, group)
-        state.update({k: back(v) if getattr(v, "shape", None) == out.shape and hasattr(v, "dtype") else v
-                      for k, v in inner.items()})
-        return back(out)
+        inner = {k: real_pairs(xp, v) if k in arrays else v for k, v in state.items()}
+        out = self._update(xp, real_pairs(xp, w), real_pairs(xp, g), inner, group)
+        state.update({k: from_real_pairs(xp, v, w.dtype) if getattr(v, "shape", None) == out.shape
+                      and hasattr(v, "dtype") else v for k, v in inner.items()})
+        return from_real_pairs(xp, out, w.dtype)
 
     # ------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict[str, Any]:
