@@ -72,7 +72,7 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
     Div: lambda a, b: ("/", a, b),
     Neg: lambda a: ("neg", a),
     Conj: lambda a: a,  # of a real value (every value a kernel reads or writes is): the value itself
-    Pow: lambda a, p: ("pow", a, p),
+    Pow: lambda a, p: ("*", a, a) if p[0] == "const" and p[1] == 2 else ("pow", a, p),  # NumPy's x ** 2: x * x
     Inv: lambda a: ("/", ("const", 1), a),
     LogBack: lambda a, g: ("/", g, a),
     InvBack: lambda a, g: ("/", ("neg", g), ("*", a, a)),
@@ -88,7 +88,8 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
     # 1 / (1 + exp(-x)): exp(-x) overflows to inf where x is far below 0, and the result is then 0
     Sigmoid: lambda a: ("/", ("const", 1), ("+", ("const", 1), ("exp", ("neg", a)))),
 }
-TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sin", "cos"})
+# (pow too: NumPy's vectorised pow rounds otherwise than numba's or numexpr's, and is the faster)
+TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sin", "cos", "pow"})
 _BINARY = {"+", "-", "*", "/"}
 MAX_INPUTS = 24  # the arrays and constants one kernel reads (numexpr takes a few dozen at most)
 #: the libraries that may make NumPy's kernels, the first installed one used. numexpr is not among them
@@ -366,7 +367,8 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     with _NUMBA_LOCK:
         loop = _NUMBA_CACHE.get(key)
         if loop is None:
-            space: dict[str, Any] = {name: getattr(xp, name) for name in (*TRANSCENDENTAL, "sqrt", "abs")}
+            space: dict[str, Any] = {name: getattr(xp, name) for name in ("exp", "log", "tanh", "sin", "cos", "sqrt",
+                                                                           "abs")}
             exec(compile(source, "<torchlight fused kernel>", "exec"), space)  # noqa: S102 (our own source)
             loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True)(space["kernel"])
     constants = tuple(xp.asarray(k[2], dtype=dtype)[()] for k in inputs if not isinstance(k, Tensor))
