@@ -85,10 +85,11 @@ def test_portable_sinc_is_numpys() -> None:
 
 def test_portable_tails_beyond_scipys_are_right() -> None:
     """Where SciPy loses digits (erfc(23.58), ndtr(-34.8)) or a denormal (erfcinv(3.5e-323)), the
-    portable formula keeps them: the values from 40-digit arithmetic."""
+    portable formula keeps them: the values from 40-digit arithmetic, to a few ulps (SciPy is off by
+    6e-14 and 2e-13 on the first two: NumPy's exp may round its last place either way)."""
     xp = tl.backends.get("numpy").xp
-    np.testing.assert_allclose(portable("erfc", xp, np.array([23.58])), [8.010086909896212e-244], rtol=2e-16)
-    np.testing.assert_allclose(portable("ndtr", xp, np.array([-34.8])), [1.2161251340967445e-265], rtol=5e-16)
+    np.testing.assert_allclose(portable("erfc", xp, np.array([23.58])), [8.010086909896212e-244], rtol=1e-15)
+    np.testing.assert_allclose(portable("ndtr", xp, np.array([-34.8])), [1.2161251340967445e-265], rtol=1e-15)
     np.testing.assert_allclose(portable("erfcinv", xp, np.array([3.5e-323])), [27.17754091343556], rtol=1e-15)
 
 
