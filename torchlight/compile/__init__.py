@@ -9,8 +9,9 @@ each tensor without History was made: a mask, an index, a factory's) and
 reuse), whose result is a `program.Program` (its replay); `flat` turns
 several results into a list and back, `steps` holds the records those lists
 are made of, `blocking` the replay of elementwise lists a block of
-elements at a time, `fusion` their fused kernels, and `straight` the
-replay of a list as generated straight-line code.
+elements at a time, `fusion` their fused kernels, `straight` the
+replay of a list as generated straight-line code, and `small_kernels` the
+loops that a warm list's elementwise runs on small arrays become.
 
 After `import torchlight`, `torchlight.compile` is the function (this
 package's `compile`, bound over the package's name); import a module of

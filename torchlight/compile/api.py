@@ -72,13 +72,20 @@ __all__ = ["MAX_SIGNATURES", "CompileError", "Compiled", "compile"]
 MAX_SIGNATURES = 64
 
 
-def compile(fn: Callable[..., Any]) -> Compiled:  # noqa: A001 (torch.compile's name, on purpose)
+def compile(fn: Callable[..., Any], *, kernels: bool | None = None) -> Compiled:  # noqa: A001 (torch.compile's name)
     """`fn`, recorded on its first call per signature and replayed after.
 
     `fn` takes Tensors (and any hashable constants) and returns one Tensor,
     or a tuple, list or dict of Tensors. Tensors it reads from its closure (a
     model's parameters) are read afresh on every call and get their gradients
     as usual. See the module docstring for what cannot be compiled.
+
+    `kernels`: when a program's elementwise runs on small arrays become numba
+    kernels (`torchlight.compile.small_kernels`; with numba installed): by
+    default (None) once its replays have taken as long as compiling them is
+    estimated to take (about 10 ms an op), so that a function called a few
+    hundred times never pays for them; True: as soon as its code is generated
+    (its ninth call), for a long training loop; False: never.
 
     Example:
         >>> import torchlight as tl
@@ -91,14 +98,17 @@ def compile(fn: Callable[..., Any]) -> Compiled:  # noqa: A001 (torch.compile's 
         >>> loss.requires_grad, top.requires_grad, top.item()
         (True, False, 1)
     """
-    return Compiled(fn)
+    if kernels is not None and type(kernels) is not bool:
+        raise TypeError(f"compile: kernels must be True, False or None, not {kernels!r}")
+    return Compiled(fn, kernels)
 
 
 class Compiled:
     """A compiled function: one recorded `Program` per call signature."""
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], kernels: bool | None = None) -> None:
         self.fn = fn
+        self.kernels = kernels  # when small-array kernels are made (`compile`)
         # per signature, the programs recorded (more than one when the tensors from outside or
         # the Modules' training modes differed: a model switched between train() and eval())
         self.programs: dict[Any, list[Program]] = {}
@@ -112,7 +122,7 @@ class Compiled:
                 if program.current():
                     return program(tensors)
         fn = functools.partial(self.fn, **kwargs) if kwargs else self.fn
-        program = build(record(fn, args))
+        program = build(record(fn, args), self.kernels)
         if key not in self.programs and len(self.programs) >= MAX_SIGNATURES:
             del self.programs[next(iter(self.programs))]  # the oldest signature's programs go
         self.programs.setdefault(key, []).append(program)

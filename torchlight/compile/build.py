@@ -14,16 +14,18 @@ becomes one fused kernel where the backend has one (`fusion.fuse`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 from collections.abc import Callable, Set
 from typing import TYPE_CHECKING, Any
 
-from torchlight.compile import derive
+from torchlight.compile import derive, straight
 from torchlight.compile.blocking import Blocked, plan
 from torchlight.compile.fusion import fuse
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
+from torchlight.compile.small_kernels import find_runs, kernel_replays
 from torchlight.compile.steps import BuildStep, Step
 from torchlight.compile.straight import Steps, array_kernel
 from torchlight.engine import Context, History
@@ -37,8 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["build"]
 
 
-def build(rec: Recording) -> Program:
-    """The Program of a recording: registers for its values, steps, and when to free each register.
+def build(rec: Recording, kernels: bool | None = None) -> Program:
+    """The Program of a recording: registers for its values, steps, and when to free each register
+    (`kernels`: when its small-array kernels are made, as `compile` says).
 
     While building, each list is of `BuildStep`s; the Program's lists are of `Step`s (or `Blocked`).
     """
@@ -127,13 +130,14 @@ def build(rec: Recording) -> Program:
     mine = registers.difference(p.inputs, p.outputs, needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
     spare = {s.out for s in train if getattr(s.fn, "elementwise", False)}.intersection(p.saved, mine)
-    p.infer = _finished(p, infer, registers, set(p.outputs), mine, meta)
-    p.train = _finished(p, train, registers, {*p.outputs, *p.saved}, mine, meta)
-    p.backward = _finished(p, backward, registers, needed, mine, meta, spare)
+    lists = functools.partial(_finished, p, registers=registers, mine=mine, meta=meta, kernels=kernels)
+    p.infer = lists(infer, keep=set(p.outputs))
+    p.train = lists(train, keep={*p.outputs, *p.saved})
+    p.backward = lists(backward, keep=needed, spare=spare)
     if p.seed is not None and meta[p.seed][0] == ():  # (p.seed: the register of seed)
         unit = _seeded_by_one(backward, p.seed, needed, registers, meta)
         reads = set(_reads(unit, registers))
-        p.backward_one = _finished(p, unit, registers, needed, mine, meta, spare)
+        p.backward_one = lists(unit, keep=needed, spare=spare)
         p.saved_one = tuple(r in reads for r in p.saved)
     return p
 
@@ -199,13 +203,23 @@ def _ctx(h: History) -> Context:
 
 
 def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
-              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset()) -> list[Step] | Blocked:
+              meta: dict[Tensor, tuple], spare: Set[Tensor] = frozenset(),
+              kernels: bool | None = None) -> list[Step] | Blocked:
     """The steps as the program runs them (`_finish`), a block at a time where they qualify
     (`plan`; `spare`: the saved values a blocked backward may write its gradients over), each
-    elementwise run fused into one kernel first where the backend has a kernel maker (`fuse`)."""
+    elementwise run fused into one kernel first where the backend has a kernel maker (`fuse`),
+    and otherwise with the runs of small arrays that may become kernels (`find_runs`; `kernels`:
+    when, as `compile` says)."""
     steps = fuse(steps, keep, meta, p.backend)
     done = _finish(steps, registers, keep, mine, meta)
-    return plan(steps, done, registers, keep, spare, meta, p.backend) or done
+    blocked = plan(steps, done, registers, keep, spare, meta, p.backend)
+    if blocked is not None:
+        return blocked
+    if kernels is not False and len(done) <= 2 * straight.CHUNK:  # (a longer one is generated a chunk per replay)
+        handed = keep & {*p.outputs, *(g for g in p.grads if g is not None)}
+        done.runs = find_runs(steps, done, keep, handed, meta, p.backend, straight.CHUNK) or None
+        done.kernel_replays = 0 if kernels else kernel_replays(done, done.runs or ())
+    return done
 
 
 def _seeded_by_one(steps: list[BuildStep], seed: Tensor, needed: set[Tensor], registers: set[Tensor],
@@ -280,7 +294,7 @@ def _live(steps: list[BuildStep], needed: set[Tensor], registers: set[Tensor]) -
 
 
 def _finish(steps: list[BuildStep], registers: set[Tensor], keep: set[Tensor], mine: set[Tensor],
-            meta: dict[Tensor, tuple]) -> list[Step]:
+            meta: dict[Tensor, tuple]) -> Steps:
     """The Program's steps: each frees the registers (not in `keep`) read for the last time there,
     and one whose Function has `forward_into` tries it where the registers it would overwrite
     are among those; a step that runs its op's own forward names its array kernel, for the

@@ -52,6 +52,7 @@ from torchlight.ops.trigonometric import Tanh, TanhBack, _tanh_back
 from torchlight.tensor import Tensor
 
 if TYPE_CHECKING:
+    from torchlight.compile.small_kernels import Run
     from torchlight.engine import Function
 
 __all__ = ["ARRAY_FORWARDS", "CHUNK", "WARM", "WARM_LONG", "Steps", "array_kernel", "run_each", "source"]
@@ -117,16 +118,42 @@ class Steps(list):
     never pays seconds for it.
     """
 
-    __slots__ = ("_run", "_runs", "_parts")
+    __slots__ = ("_run", "_runs", "_parts", "runs", "kernel_replays", "kernels")
 
     def __init__(self, steps: Iterable[Step] = ()) -> None:
         super().__init__(steps)
         self._run: Callable[[], None] | None = None
-        self._runs = 0
+        self._runs = 0  # the replays so far (counted until the kernels are made, or code generated)
         self._parts: list[Callable[[], None]] = []  # the generated functions of the first chunks
+        # the elementwise runs that become kernels (`small_kernels`) at the `kernel_replays`-th
+        # replay (a count, not a time, so that every run of a program switches at the same call)
+        self.runs: list[Run] | None = None
+        self.kernel_replays = 0
+        self.kernels: list[Run] = []  # the runs whose kernels it replays
 
     def run(self) -> None:
         """Every step in order: what `program.run_steps` does with a plain list."""
+        run = self._run
+        if self.runs is None and run is not None:
+            run()
+            return
+        self._replay()
+        if self.runs is not None:
+            self._runs += run is not None  # (counted here once the code is generated)
+            if self._run is not None and self._runs >= self.kernel_replays:
+                self.make_kernels()
+
+    def make_kernels(self) -> None:
+        """The list's code generated again with each run's kernel in place of its steps (a run whose
+        loop cannot be made keeps its steps); the list then replays so, and counts nothing."""
+        runs, self.runs = self.runs or [], None
+        made = {r.start: r for r in runs if r.make_loop()}
+        self.kernels = list(made.values())
+        if made:
+            parts = [_generate(self, start, made) for start in range(0, len(self), CHUNK)]
+            self._parts, self._run = parts, parts[0] if len(parts) == 1 else _in_turn(parts)
+
+    def _replay(self) -> None:
         run = self._run
         if run is not None:
             run()
@@ -157,16 +184,26 @@ def run_each(steps: list[Step]) -> None:
             reg.data = None
 
 
-def source(steps: list[Step], start: int = 0) -> str:
-    """The generated function of `steps` (named `run`), its names numbered from `start`."""
-    return _source(steps, start)[0]
+def source(steps: list[Step], start: int = 0, runs: dict[int, Run] | None = None) -> str:
+    """The generated function of `steps` (named `run`), its names numbered from `start`; `runs`: the
+    kernels made, by the index of their first step (`Steps.make_kernels`)."""
+    return _source(steps, start, runs or {})[0]
 
 
-def _source(steps: list[Step], start: int) -> tuple[str, dict[str, Any]]:
+def _source(steps: list[Step], start: int, runs: dict[int, Run]) -> tuple[str, dict[str, Any]]:
     """The source of one function and the values of the names it reads."""
     names: dict[str, Any] = {"Tensor": Tensor}
     lines = ["def run():"]
+    inside = 0  # the steps of a kernel's run still to skip
     for k, step in enumerate(steps, start):
+        if inside:
+            inside -= 1
+            continue
+        kernel_run = runs.get(k)
+        if kernel_run is not None:
+            lines.extend(kernel_run.lines(k, names))
+            inside = kernel_run.stop - kernel_run.start - 1
+            continue
         kernel = step.kernel
         args = []
         for j, a in enumerate(step.args):
@@ -189,9 +226,9 @@ def _source(steps: list[Step], start: int) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines) + "\n", names
 
 
-def _generate(steps: list[Step], start: int) -> Callable[[], None]:
+def _generate(steps: list[Step], start: int, runs: dict[int, Run] | None = None) -> Callable[[], None]:
     """The generated function running the chunk of `steps` from `start` (`CHUNK` steps at most)."""
-    text, names = _source(steps[start:start + CHUNK], start)
+    text, names = _source(steps[start:start + CHUNK], start, runs or {})
     exec(compile(text, "<torchlight compiled steps>", "exec"), names)  # noqa: S102 (our own source)
     return names["run"]
 
