@@ -94,8 +94,8 @@ def framework_lines(s: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
 
 def recording_text(s: dict[str, Any]) -> list[str]:
     """One line per compiled peer: what its recording cost, apart from the replays timed."""
-    return [f"{label(name)}: recording {r['recording_ms']:.0f} ms (its first run, paid once per process: "
-            "forward and backward traced, then replayed once)"
+    return [f"{label(name)}: recording {r['recording_ms']:.0f} ms (its first runs, paid once per process: "
+            "forward and backward traced, then replayed until its small-array kernels are made, where it has any)"
             for name, r in s["frameworks"].items() if "recording_ms" in r]
 
 
@@ -162,10 +162,12 @@ def markdown(meta: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     if any(n in s["frameworks"] for s in summaries for n in (TL_COMPILED, TL_0D_COMPILED)):
         lines += ["", f"{label(TL)} runs each op as it comes, building the graph; {TL_COMPILED} runs the very same "
                   "loss through `tl.compile` (bench/peers/compiled_peer.py), recorded once per process: its timed "
-                  "runs are replays, and its recording (the first run) is given apart, in parentheses."]
+                  "runs are replays, and its first runs (the recording, then the replays up to its small-array "
+                  "kernels, made at once with `kernels=True`) are given apart, in parentheses."]
     if any(TL_UNFUSED in s["frameworks"] for s in summaries):
         lines += ["", f"{TL_UNFUSED}: the same compiled loss recorded with fused kernels off "
-                  "(torchlight/compile/fusion.py), so that the row above it shows what the kernels gain."]
+                  "(torchlight/compile/fusion.py and small_kernels.py: `kernels=False`), so that the row above it "
+                  "shows what the kernels gain."]
     if any(JAX in s["frameworks"] for s in summaries):
         lines += ["", f"{JAX}: `jax.jit(jax.grad(loss))` on JAX's CPU build (bench/peers/jax_peer.py), compiled "
                   "once before the rounds; the ratio of torchlight compiled to it is the distance to the best "

@@ -175,12 +175,14 @@ class Workload:
 
 WORKLOADS: dict[str, Workload] = {w.key: w for w in (
     Workload("W1", "op overhead: 100 elementwise ops on (16,), float64, sum, backward", "us/op",
-             1e6 / W1_OPS, w1_data, (TL, TL_COMPILED, TORCH, NUMPY, MINTAPE, JAX), reps=40, quick_reps=10, inner=20,
+             1e6 / W1_OPS, w1_data, (TL, TL_COMPILED, TL_UNFUSED, TORCH, NUMPY, MINTAPE, JAX), reps=40, quick_reps=10,
+             inner=20,
              quick_inner=10,
              targets=(Target(TL, TORCH, 0.5), Target(TL, NUMPY, 2.0),
                       Target(TL_COMPILED, TORCH, 0.3), Target(TL_COMPILED, NUMPY, 2.0)),
              ratios=((TL, TORCH), (TL, NUMPY), (TL_COMPILED, TORCH), (TL_COMPILED, NUMPY), (MINTAPE, TORCH),
-                     (MINTAPE, NUMPY), (TL_COMPILED, JAX), (JAX, TORCH), (JAX, NUMPY)), gpu=True),
+                     (MINTAPE, NUMPY), (TL_COMPILED, TL_UNFUSED), (TL_UNFUSED, TORCH), (TL_COMPILED, JAX), (JAX, TORCH),
+                     (JAX, NUMPY)), gpu=True),
     Workload("W2", "MLP step 784-512-512-10, ReLU, batch 256, float32, cross-entropy, SGD", "ms/step",
              1e3, w2_data, (TL, TL_COMPILED, TORCH, TORCH_COMPILED, NUMPY, JAX), reps=40, quick_reps=8, inner=4,
              quick_inner=2,

@@ -5,10 +5,13 @@ runs (`torchlight_peer.LOSSES`: for W2 the whole loss, cross-entropy
 included, with the SGD update outside it, as in the eager step). It is
 compiled once per workload and backend and kept here, so that every case
 made later, for the agreement check, the timing rounds and the memory run,
-replays the recorded program instead of recording again. The first run of
-the first case made is the recording (its graph and backward traced, then
-replayed once): it is timed alone, into `RECORDING`, since a user pays it
-once per process, and the report shows it beside the replays.
+replays the recorded program instead of recording again. The first runs of
+the first case made are the recording (its graph and backward traced, then
+replayed once) and the replays up to the one that makes its small-array
+kernels (`tl.compile(..., kernels=True)`: what a long training loop reaches,
+`torchlight.compile.small_kernels`): they are timed alone, into
+`RECORDING`, since a user pays them once per process (as JAX's peer pays its
+compiling in its warm-up), and the report shows them beside the replays.
 
 Example:
     >>> from bench.peers import Env
@@ -26,7 +29,7 @@ import time
 
 import torchlight as tl
 from bench.peers import Case, Env, torchlight_peer
-from torchlight.compile import fusion
+from torchlight.compile import fusion, straight
 from torchlight.compile.api import Compiled
 
 _COMPILED: dict[tuple[str, str, bool], Compiled] = {}
@@ -39,18 +42,19 @@ def compiled(key: str, backend: str, fused: bool = True) -> Compiled:
     (`fused=False`: another one, whose programs are recorded without fused kernels)."""
     fn = _COMPILED.get((key, backend, fused))
     if fn is None:
-        fn = _COMPILED[(key, backend, fused)] = tl.compile(torchlight_peer.LOSSES[key])
+        fn = _COMPILED[(key, backend, fused)] = tl.compile(torchlight_peer.LOSSES[key], kernels=fused)
     return fn
 
 
 def make(key: str, data: dict, env: Env, fused: bool = True) -> Case:
     """The compiled torchlight case of workload `key` (W5 on 0-d tensors; no W4: Values are not Tensors).
 
-    The first case made for `key` and `env.backend` runs once here, timed
-    into `RECORDING` (a CompileError, if the loss cannot be compiled, is
-    raised from here). With `fused=False` its program is recorded with
-    fusion off (`torchlight.compile.fusion.ENABLED`), to show what the
-    fused kernels gain.
+    The first case made for `key` and `env.backend` runs here until its
+    program's lists have made their kernels (`straight.WARM` + 1 runs after
+    the recording), timed into `RECORDING` (a CompileError, if the loss
+    cannot be compiled, is raised from here). With `fused=False` its program
+    is recorded with fusion off (`torchlight.compile.fusion.ENABLED`) and
+    makes no kernels, to show what the fused kernels gain.
     """
     fn = compiled(key, env.backend, fused)
     case = torchlight_peer.make(key, data, env, loss=fn)
@@ -58,7 +62,8 @@ def make(key: str, data: dict, env: Env, fused: bool = True) -> Case:
         before, fusion.ENABLED = fusion.ENABLED, fused
         try:
             start = time.perf_counter()
-            case.run()
+            for _ in range(straight.WARM + 2):  # (the recording, then the replays up to the kernels)
+                case.run()
             env.sync()
             seconds = time.perf_counter() - start
         finally:
