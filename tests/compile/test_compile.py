@@ -926,18 +926,26 @@ def test_a_sum_with_a_negated_gradient_is_one_subtraction():
     np.testing.assert_array_equal(got, x.grad.numpy())
 
 
+RECOMPUTED = {  # a loss, and the saved values it keeps when nothing is computed again
+    "neg": (lambda x, w: ((x * w).tanh() + (-x * x).exp()).sum(), 5),  # x, w, tanh(x * w), exp(-x * x), -x
+    "sigmoid": (lambda x, w: ((x * w).tanh() * x.sigmoid()).sum(), 4),  # x, w, tanh(x * w), sigmoid(x)
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECOMPUTED))
 @pytest.mark.parametrize("n, recomputed", [(1 << 16, True), (8, False)])
-def test_a_negation_the_backward_needs_is_computed_again_not_kept(n, recomputed):
-    """-x, which (-x) * x's backward reads, is computed again from x (saved anyway) at the backward's
-    start on big arrays: the forward keeps one array fewer, and the gradients are eager's to the bit.
-    On small arrays it stays kept (the call would cost more than the memory saves)."""
-    fn = lambda x, w: ((x * w).tanh() + (-x * x).exp()).sum()  # noqa: E731
+def test_a_cheap_value_the_backward_needs_is_computed_again_not_kept(name, n, recomputed):
+    """-x, which (-x) * x's backward reads, and sigmoid(x), which its backward reads, are computed again
+    from x (saved anyway) at the backward's start on big arrays: the forward keeps one array fewer,
+    and the gradients are eager's to the bit. On small arrays they stay kept (the call would cost more
+    than the memory saves)."""
+    fn, kept = RECOMPUTED[name]
     rng = np.random.default_rng(7)
     x, w = (tl.tensor(rng.standard_normal(n), requires_grad=True) for _ in range(2))
     f = tl.compile(fn)
     f(x, w).backward()
     (programs,) = f.programs.values()
-    assert len(programs[0].saved) == (4 if recomputed else 5)  # x, w, tanh(x * w) and exp(-x * x) (and -x)
+    assert len(programs[0].saved) == (kept - 1 if recomputed else kept)
     tracemalloc.start()
     try:
         loss = f(x, w)

@@ -29,6 +29,7 @@ from torchlight.compile.small_kernels import find_runs, kernel_replays
 from torchlight.compile.steps import BuildStep, Step
 from torchlight.compile.straight import Steps, array_kernel
 from torchlight.engine import Context, History
+from torchlight.ops.activations import Sigmoid
 from torchlight.ops.arithmetic import Add, Mul, Neg, Sub
 from torchlight.ops.shapes import BroadcastView, Reshape
 from torchlight.tensor import Tensor
@@ -143,8 +144,9 @@ def build(rec: Recording, kernels: bool | None = None) -> Program:
 
 
 # Ops a backward computes again from saved values rather than keep their result from the forward:
-# one pass over one array, no transcendental (W3's -x, for (-x) * x's backward, is 16 MB not kept)
-_CHEAP = (Neg,)
+# one op on one array (W3's -x, for (-x) * x's backward, and sigmoid(x): 32 MB not kept, for about
+# what writing and reading back one of them costs; docs/performance.md)
+_CHEAP = (Neg, Sigmoid)
 
 
 def _recompute_cheap(train: list[BuildStep], backward: list[BuildStep], saved: tuple[Tensor, ...],
