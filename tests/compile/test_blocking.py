@@ -396,3 +396,84 @@ def test_a_module_parameter_and_a_sum_of_a_parameter_alone() -> None:
     alone = tl.compile(lambda s: w.sum() * s)
     assert alone(s).item() == pytest.approx(w.numpy().sum() * 1.5, rel=1e-12)
     assert alone(s).item() == pytest.approx(w.numpy().sum() * 1.5, rel=1e-12)
+
+
+# ------------------------------------------- the forward and its backward for a seed of 1, as one list
+def test_a_forward_in_grad_mode_computes_the_gradients_a_block_at_a_time() -> None:
+    """W3's forward and backward are one blocked list: no value the backward reads is written out
+    (the forward holds the two gradients alone), the backward hands those out, and they are eager's
+    gradients to the bit."""
+    x, w = leaves(N64, np.float64)
+    compiled = tl.compile(w3)
+    grads_of(compiled, x, w)  # (the recording)
+    p = program(compiled)
+    both = p.train_and_backward
+    assert type(both) is Blocked and {r for r, _ in both.results} == {g for g in p.grads if g is not None}
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = compiled(x, w)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 2.2 * x.data.nbytes  # the two gradients (the saved values would be three more arrays)
+    for t in (x, w):
+        t.grad = None
+    out.backward()
+    _, eager = grads_of(w3, x, w)
+    for t, e in zip((x, w), eager):
+        np.testing.assert_array_equal(t.grad.numpy(), e)
+
+
+def test_a_retained_graph_then_another_seed_gives_eager_gradients() -> None:
+    """A retained backward hands out copies (the next backward does not add into the first's
+    arrays); a seed other than 1 runs the forward again, keeping its values, then the backward."""
+    x, w = leaves(N64, np.float64)
+    compiled = tl.compile(w3)
+    grads_of(compiled, x, w)
+    out = compiled(x, w)
+    for t in (x, w):
+        t.grad = None
+    out.backward(retain_graph=True)
+    first = [t.grad for t in (x, w)]
+    once = [g.numpy().copy() for g in first]
+    out.backward(tl.tensor(3.0))
+    got = [t.grad.numpy().copy() for t in (x, w)]
+    _, eager = grads_of(w3, x, w, seed=3.0)
+    for g, one, three in zip(got, once, eager):
+        np.testing.assert_array_equal(g, one + three)
+    with pytest.raises(RuntimeError):
+        out.backward()  # (freed by the second backward, as in eager mode)
+
+
+def test_the_sum_and_what_reads_it_go_last() -> None:
+    """A loss computed from the sum (scaled, shifted) still makes one list: the backward for a seed
+    of 1 reads nothing the sum made. Two results, or a backend that does not block, make none."""
+    x, w = leaves(N64, np.float64)
+    scaled = tl.compile(lambda x, w: (x * w).tanh().sum() * 0.5 + 1.0)
+    grads_of(scaled, x, w)
+    assert type(program(scaled).train_and_backward) is Blocked
+    value, grads = grads_of(scaled, x, w)
+    eager_value, eager = grads_of(lambda x, w: (x * w).tanh().sum() * 0.5 + 1.0, x, w)
+    assert value == pytest.approx(eager_value, rel=1e-12)
+    for g, e in zip(grads, eager):
+        np.testing.assert_array_equal(g, e)
+    pair = tl.compile(lambda x, w: ((x * w).tanh().sum(), (x * w).sum()))
+    pair(x, w)[0].backward()
+    assert program(pair).train_and_backward is None
+    xs, ws = (tl.tensor(t.numpy(), requires_grad=True, backend="array_api_strict") for t in (x, w))
+    strict = tl.compile(w3)
+    strict(xs, ws).backward()
+    assert program(strict).train_and_backward is None
+
+
+def test_a_write_into_an_argument_before_the_backward_raises_as_in_eager_mode() -> None:
+    x, w = leaves(N64, np.float64)
+    compiled = tl.compile(w3)
+    grads_of(compiled, x, w)
+    out = compiled(x, w)
+    with tl.no_grad():
+        w.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation|replaced"):
+        out.backward()

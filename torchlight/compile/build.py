@@ -31,6 +31,7 @@ from torchlight.compile.straight import Steps, array_kernel
 from torchlight.engine import Context, History
 from torchlight.ops.activations import Sigmoid
 from torchlight.ops.arithmetic import Add, Mul, Neg, Sub
+from torchlight.ops.reductions import Sum
 from torchlight.ops.shapes import BroadcastView, Reshape
 from torchlight.tensor import Tensor
 
@@ -127,6 +128,7 @@ def build(rec: Recording, kernels: bool | None = None) -> Program:
     backward = _live(_fold_negations(backward, needed), needed, registers)
     made_before = {r for s in train for r in s.writes} | set(p.inputs)
     p.saved = tuple(r for r in _reads(backward, registers) if r in made_before)
+    whole = backward  # (before values are computed again: a forward run with it has them all)
     backward, p.saved = _recompute_cheap(train, backward, p.saved, set(p.outputs), meta)
     mine = registers.difference(p.inputs, p.outputs, needed)  # what a step may overwrite
     # saved values that elementwise ops made (new arrays, never an input's): a backward may reuse them
@@ -140,7 +142,40 @@ def build(rec: Recording, kernels: bool | None = None) -> Program:
         reads = set(_reads(unit, registers))
         p.backward_one = lists(unit, keep=needed, spare=spare)
         p.saved_one = tuple(r in reads for r in p.saved)
+        p.train_and_backward = _with_backward(p, train, _seeded_by_one(whole, p.seed, needed, registers, meta),
+                                              needed, lists)
     return p
+
+
+def _with_backward(p: Program, train: list[BuildStep], unit: list[BuildStep], needed: set[Tensor],
+                   lists: Callable[..., list[Step] | Blocked]) -> Blocked | None:
+    """The forward and the backward for a seed of 1 as one blocked list, or None where that does
+    not apply: a forward whose values the backward reads a block at a time, while the block is in
+    the cache, writing none of them out (`Program.run_forward`: the gradients are computed with the
+    loss, for the `loss.backward()` that follows). Only for one 0-d result on a backend that blocks
+    (NumPy), a forward without opaque nodes, and a list that `plan` blocks; the sum that makes the
+    loss (and what reads it) goes last, since the backward for a seed of 1 reads none of it."""
+    if p.structure is not None or p.backend.lazy or any(s.fn is None for s in train):
+        return None
+    steps = _last_what_reads_a_sum([*train, *unit])
+    if steps is None:
+        return None
+    done = lists(steps, keep={*p.outputs, *needed}, kernels=False)
+    return done if type(done) is Blocked else None
+
+
+def _last_what_reads_a_sum(steps: list[BuildStep]) -> list[BuildStep] | None:
+    """`steps` with the full sums and every step that reads one (through any steps) moved to the
+    end, in order; None where there is no sum."""
+    late: set[Tensor] = set()
+    first, last = [], []
+    for step in steps:
+        if step.fn is Sum or any(type(a) is Tensor and a in late for a in step.args):
+            late.update(step.writes)
+            last.append(step)
+        else:
+            first.append(step)
+    return [*first, *last] if last else None
 
 
 # Ops a backward computes again from saved values rather than keep their result from the forward:

@@ -24,7 +24,8 @@ from torchlight.engine import function as _function
 from torchlight.nn.module import Module
 from torchlight.tensor import Tensor
 
-__all__ = ["LOCK", "Program", "Replay", "opaque_backward", "opaque_forward", "outside_signature", "run_steps"]
+__all__ = ["LOCK", "Precomputed", "Program", "Replay", "opaque_backward", "opaque_forward", "outside_signature",
+           "run_steps"]
 
 LOCK = threading.RLock()  # recording observes the Tensor class (one at a time); replays share their registers
 
@@ -64,9 +65,9 @@ class Replay(Function):
     def backward(ctx: Context, *gs: Any) -> tuple:
         if grad_mode.is_grad_enabled():
             raise RuntimeError(CREATE_GRAPH)
-        program, saved = ctx.saved_tensors[:2]
+        program, saved, *tensors = ctx.saved_tensors
         data = [None if g is None else g.data for g in gs]
-        return (None, *program.run_backward(saved, data, keep=grad_mode._state.retain_graph))
+        return (None, *program.run_backward(saved, data, keep=grad_mode._state.retain_graph, tensors=tensors))
 
 
 class Program:
@@ -85,6 +86,9 @@ class Program:
         self.train: list[Step] | Blocked = []     # forward steps that keep opaque nodes' contexts
         self.backward: list[Step] | Blocked = []
         self.backward_one: list[Step] | Blocked | None = None  # for a 0-d seed of 1 (`seeded_by_one`)
+        # the forward and backward_one as one blocked list, where they make one (`build._with_backward`):
+        # what a forward in grad mode runs, the gradients kept for the backward instead of saved values
+        self.train_and_backward: Blocked | None = None
         self.saved_one: tuple[bool, ...] = ()       # which saved registers that one reads
         self.output: Tensor | None = None   # the register of fn's (first) result
         self.outputs: tuple[Tensor, ...] = ()  # the registers of fn's results (`record.flatten`)
@@ -117,7 +121,11 @@ class Program:
             outs = tuple(Tensor._wrap(a, self.backend) for a in arrays)
         return unflatten(self.structure, iter(outs))
 
-    def run_forward(self, tensors: tuple, train: bool) -> tuple[Any, Any]:
+    def run_forward(self, tensors: tuple, train: bool, with_backward: bool = True) -> tuple[Any, Any]:
+        """The result(s) and, with `train`, what the backward reads: the saved values, or the
+        gradients computed with the result (`train_and_backward`, unless `with_backward` is False)."""
+        if train and with_backward and self.train_and_backward is not None:
+            return self._run_with_backward(tensors)
         with LOCK:
             try:
                 for reg, t in zip(self.inputs, tensors):
@@ -134,17 +142,45 @@ class Program:
                 self._clear()
         return out, saved
 
+    def _run_with_backward(self, tensors: tuple) -> tuple[Any, Any]:
+        """The forward and its backward for a seed of 1 in one blocked pass (`train_and_backward`):
+        the result, and the gradients in place of the saved values (`Precomputed`)."""
+        seed = self.seed
+        assert seed is not None and self.train_and_backward is not None  # (build makes it with a seed only)
+        with LOCK:
+            try:
+                for reg, t in zip(self.inputs, tensors):
+                    reg.data = t.data
+                shape, dtype = self.output_meta[0]
+                seed.data = self.backend.xp.asarray(1, dtype=dtype, device=self.backend.device_of(tensors[0].data))
+                run_steps(self.train_and_backward)
+                out = self.output.data  # type: ignore[union-attr]  # build sets output on every Program
+                grads = [None if reg is None else reg.data for reg in self.grads]
+            finally:
+                self._clear()
+        return out, [Precomputed(grads), []]
+
     def _clear(self) -> None:
         """Every register let go of (after a replay, and after one that raised part-way)."""
         for reg in self.registers:
             reg.data = None
         self.opaque = []
 
-    def run_backward(self, saved: list, gs: list[Any], keep: bool) -> list[Any]:
+    def run_backward(self, saved: list, gs: list[Any], keep: bool, tensors: Any = ()) -> list[Any]:
         """The gradients for `saved` (what a forward kept), given the gradient of each result (None
         for one that got none); without `keep` they are let go of as the steps finish with them (the
-        saved list is emptied), as an eager backward frees its nodes."""
+        saved list is emptied), as an eager backward frees its nodes. Where the forward computed the
+        gradients for a seed of 1 (`Precomputed`) and the seed is another, the forward runs again on
+        `tensors` (its arguments, as the Replay node saved them), keeping its values this time."""
         arrays, self_opaque = saved
+        if type(arrays) is Precomputed:
+            g = gs[0]
+            if g is None:
+                return [None] * len(self.grads)
+            if bool(g == 1):
+                return arrays.handed(keep, saved)
+            saved = list(self.run_forward(tuple(tensors), train=True, with_backward=False)[1])
+            arrays, self_opaque = saved
         if not keep:
             saved[:] = [(), ()]
         steps, loads = self.backward, None
@@ -180,6 +216,23 @@ class Program:
             finally:
                 self._clear()
         return grads
+
+
+class Precomputed:
+    """The gradients a forward computed with its result, for a seed of 1 (`train_and_backward`)."""
+
+    __slots__ = ("grads",)
+
+    def __init__(self, grads: list[Any]) -> None:
+        self.grads = grads
+
+    def handed(self, keep: bool, saved: list) -> list[Any]:
+        """The gradients, let go of here (`saved` emptied); with `keep` (a retained graph) copies, so
+        that no backward hands out an array that the next hands out again."""
+        if not keep:
+            saved[:] = [(), ()]
+            return self.grads
+        return [None if a is None else a.copy() for a in self.grads]
 
 
 def run_steps(steps: list[Step] | Blocked, reuse: bool = False) -> None:
