@@ -249,3 +249,23 @@ def test_a_run_whose_inlined_value_is_also_read_whole_is_replayed_right(numba, m
     with tl.no_grad():
         got = compiled(x).numpy()
     np.testing.assert_array_equal(got, arrays[0] * 2.0 + 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_sigmoid_is_split_so_that_its_arithmetic_fuses(dtype, numba, monkeypatch) -> None:
+    """sigmoid(x) of a big array becomes min(x, limit) (a kernel: NumPy's minimum is slow), NumPy's
+    exp, and e / (e + 1) fused with what reads it: eager's bits, special values included, and the
+    registers it adds let go of after each call."""
+    x = data(N, 1, dtype)[0] * 40.0 - 20.0
+    x[:6] = [np.nan, np.inf, -np.inf, 1000.0, -1000.0, -0.0]
+    fn = lambda x: (x.sigmoid() * x + x.sigmoid() * 2.0).sum()  # noqa: E731
+    with np.errstate(all="ignore"):
+        value, grads, p = run(fn, [x], True, monkeypatch)
+        t = tl.tensor(x, requires_grad=True)
+        eager = fn(t)
+        eager.backward()
+    sources = [s.forward.fused for s in p.infer if hasattr(s.forward, "fused")]
+    assert any("if not" in s for s in sources) and any("/ (x0[i] + x" in s or "/ (x" in s for s in sources)
+    np.testing.assert_array_equal(grads[0], t.grad.numpy())
+    np.testing.assert_allclose(value, eager.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert all(r.data is None for r in p.registers)

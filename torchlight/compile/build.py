@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight.compile import derive, straight
 from torchlight.compile.blocking import Blocked, plan
-from torchlight.compile.fusion import fuse
+from torchlight.compile.fusion import fuse, split_sigmoids
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
 from torchlight.compile.small_kernels import find_runs, kernel_replays
@@ -247,7 +247,8 @@ def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: 
     elementwise run fused into one kernel first where the backend has a kernel maker (`fuse`),
     and otherwise with the runs of small arrays that may become kernels (`find_runs`; `kernels`:
     when, as `compile` says)."""
-    steps = fuse(steps, keep, meta, p.backend)
+    steps = fuse(split_sigmoids(steps, meta, p.backend, functools.partial(_new_register, p, registers, mine, meta)),
+                 keep, meta, p.backend)
     done = _finish(steps, registers, keep, mine, meta)
     blocked = plan(steps, done, registers, keep, spare, meta, p.backend)
     if blocked is not None:
@@ -257,6 +258,17 @@ def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: 
         done.runs = find_runs(steps, done, keep, handed, meta, p.backend, straight.CHUNK) or None
         done.kernel_replays = 0 if kernels else kernel_replays(done, done.runs or ())
     return done
+
+
+def _new_register(p: Program, registers: set[Tensor], mine: set[Tensor], meta: dict[Tensor, tuple],
+                  shape_and_dtype: tuple) -> Tensor:
+    """A register of the program's own made after the recording (`fusion.split_sigmoids`)."""
+    r = Tensor._wrap(None, p.backend)
+    meta[r] = shape_and_dtype
+    registers.add(r)
+    mine.add(r)
+    p.registers = (*p.registers, r)
+    return r
 
 
 def _seeded_by_one(steps: list[BuildStep], seed: Tensor, needed: set[Tensor], registers: set[Tensor],

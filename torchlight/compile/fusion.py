@@ -43,23 +43,51 @@ import importlib
 import math
 import threading
 from collections.abc import Callable, Set
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from torchlight.compile.blocking import Blocked
 from torchlight.compile.steps import BuildStep, Step
+from torchlight.engine import Function
 from torchlight.ops.activations import Sigmoid, SigmoidBack
 from torchlight.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
+from torchlight.ops.common import _exp_limit
 from torchlight.ops.complex_numbers import Conj
 from torchlight.ops.elementwise import Abs, Exp, Inv, InvBack, Log, LogBack, Sqrt
 from torchlight.ops.shapes import BroadcastView
 from torchlight.ops.trigonometric import Cos, Sin, Tanh, TanhBack
 from torchlight.tensor import Tensor
 
-if TYPE_CHECKING:
-    from torchlight.engine import Function
+__all__ = ["ENABLED", "EXPRESSIONS", "TRANSCENDENTAL", "ClipAbove", "Fused", "SigmoidTail", "cuda_source", "fuse",
+           "fused_steps", "kernel_maker", "numba_source", "numexpr_source", "split_sigmoids"]
 
-__all__ = ["ENABLED", "EXPRESSIONS", "TRANSCENDENTAL", "Fused", "cuda_source", "fuse", "fused_steps", "kernel_maker",
-           "numba_source", "numexpr_source"]
+class ClipAbove(Function):
+    """min(a, limit), NaN kept: the first part of a sigmoid split for the kernels (`split_sigmoids`)."""
+
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, limit: float) -> Any:
+        return a.backend.xp.minimum(a.data, limit)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        raise RuntimeError("ClipAbove: a compiled program's step, never recorded")
+
+
+class SigmoidTail(Function):
+    """e / (e + 1) of e = exp(min(x, limit)): the last part of a sigmoid split for the kernels."""
+
+    elementwise = True
+
+    @staticmethod
+    def forward(ctx: Any, e: Tensor) -> Any:
+        data = e.data
+        return data / (data + 1.0)  # (as `activations._sigmoid`'s e /= e + 1.0: the same bits)
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        raise RuntimeError("SigmoidTail: a compiled program's step, never recorded")
+
 
 # An expression is a tree of tuples: ("var", Tensor), ("const", number) or (operation, *operands).
 Tree = tuple
@@ -78,6 +106,8 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
     InvBack: lambda a, g: ("/", ("neg", g), ("*", a, a)),
     TanhBack: lambda y, g: ("*", g, ("-", ("const", 1), ("*", y, y))),  # -((y*y - 1) g), the same bits
     SigmoidBack: lambda y, g: ("*", ("*", ("-", ("const", 1), y), y), g),
+    ClipAbove: lambda a, limit: ("min", a, limit),  # (made on NumPy with numba only: see `_render`)
+    SigmoidTail: lambda e: ("/", e, ("+", e, ("const", 1.0))),
     Sqrt: lambda a: ("sqrt", a),
     Abs: lambda a: ("abs", a),
     Exp: lambda a: ("exp", a),
@@ -108,6 +138,28 @@ class Fused:
     """The Function of a fused step, for what reads a step list (`blocking.plan`: it is elementwise)."""
 
     elementwise = True
+
+
+def split_sigmoids(steps: list[BuildStep], meta: dict[Tensor, tuple], backend: Any,
+                   new_register: Callable[[tuple], Tensor]) -> list[BuildStep]:
+    """`steps` with each sigmoid of a big real array split into the three steps its forward makes
+    (`activations._sigmoid`): min(x, limit), a NumPy exp, e / (e + 1), so that the arithmetic on
+    each side of the exp fuses (NumPy's `minimum` runs at a quarter of a loop's speed), with the
+    same bits. Only where numba makes NumPy's kernels (`new_register(meta)`: a register of the
+    program's own). Unchanged where nothing would fuse."""
+    if not ENABLED or kernel_maker(backend) is not _numba_kernel:
+        return steps
+    out: list[BuildStep] = []
+    for s in steps:
+        m = meta.get(s.out)
+        if s.fn is not Sigmoid or m is None or math.prod(m[0]) < MIN_ELEMENTS or not _floating(backend, m[1]):
+            out.append(s)
+            continue
+        limit, clipped, exp = _exp_limit(backend.xp, m[1]), new_register(m), new_register(m)
+        out += [BuildStep(ClipAbove, ClipAbove.forward, s.ctx, (s.args[0], limit), (clipped,), clipped),
+                BuildStep(Exp, Exp.forward, s.ctx, (clipped,), (exp,), exp),
+                BuildStep(SigmoidTail, SigmoidTail.forward, s.ctx, (exp,), s.writes, s.out)]
+    return out
 
 
 def fused_steps(steps: list[Step] | Blocked | None) -> int:
@@ -154,7 +206,9 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
         r = roots.pop()
         expr = _inlined(trees[r], trees, inline)
         full = any(_meta(t, meta)[0] == meta[r][0] for t in _inputs(expr) if isinstance(t, Tensor))
-        if _count_ops(expr) >= 2 and full:  # (a kernel of 0-d values alone would give a 0-d result)
+        # (a kernel of 0-d values alone would give a 0-d result; a min alone is a kernel too: it runs
+        # at four times NumPy's `minimum`)
+        if (_count_ops(expr) >= 2 or expr[0] == "min") and full:
             kernels[r] = expr
         else:  # the step stays as it is, and what it reads is computed apart (a kernel, or a step)
             operands = [trees[r]] if trees[r][0] == "var" else trees[r][1:]  # (a Conj's tree is its operand)
@@ -274,6 +328,8 @@ def _render(tree: Tree, names: dict[Any, str], power: Callable[[str, str], str],
         return f"(-{parts[0]})"
     if op == "pow":
         return power(parts[0], parts[1])
+    if op == "min":  # (NaN kept, as NumPy's minimum: a numba or Python source's; only numba's has it)
+        return f"({parts[0]} if not ({parts[0]} > {parts[1]}) else {parts[1]})"
     return f"{functions.get(op, op)}({parts[0]})"
 
 
