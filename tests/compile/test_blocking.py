@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 import pytest
+from held_memory import bytes_held  # (beside this file)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -409,14 +410,7 @@ def test_a_forward_in_grad_mode_computes_the_gradients_a_block_at_a_time() -> No
     p = program(compiled)
     both = p.train_and_backward
     assert type(both) is Blocked and {r for r, _ in both.results} == {g for g in p.grads if g is not None}
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        out = compiled(x, w)
-        held = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
+    out, held = bytes_held(lambda: compiled(x, w))
     assert held < 2.2 * x.data.nbytes  # the two gradients (the saved values would be three more arrays)
     for t in (x, w):
         t.grad = None

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from held_memory import bytes_held  # (beside this file)
 
 import torchlight as tl
 from conformance import database
@@ -946,12 +947,7 @@ def test_a_cheap_value_the_backward_needs_is_computed_again_not_kept(name, n, re
     f(x, w).backward()
     (programs,) = f.programs.values()
     assert len(programs[0].saved) == (kept - 1 if recomputed else kept)
-    tracemalloc.start()
-    try:
-        loss = f(x, w)
-        held = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
+    loss, held = bytes_held(lambda: f(x, w))
     if recomputed:
         assert held < 2.5 * x.data.nbytes  # the two saved results (x and w are the caller's)
     got = [t.grad.numpy().copy() for t in (x, w)]
