@@ -151,7 +151,7 @@ class Program:
             try:
                 for reg, t in zip(self.inputs, tensors):
                     reg.data = t.data
-                shape, dtype = self.output_meta[0]
+                dtype = self.output_meta[0][1]  # (the seed `loss.backward()` gives: 1, of the loss's dtype)
                 seed.data = self.backend.xp.asarray(1, dtype=dtype, device=self.backend.device_of(tensors[0].data))
                 run_steps(self.train_and_backward)
                 out = self.output.data  # type: ignore[union-attr]  # build sets output on every Program
@@ -175,10 +175,9 @@ class Program:
         arrays, self_opaque = saved
         if type(arrays) is Precomputed:
             g = gs[0]
-            if g is None:
-                return [None] * len(self.grads)
-            if bool(g == 1):
-                return arrays.handed(keep, saved)
+            if g is None or bool(g == 1):
+                grads = arrays.handed(keep, saved)
+                return [None] * len(grads) if g is None else grads
             saved = list(self.run_forward(tuple(tensors), train=True, with_backward=False)[1])
             arrays, self_opaque = saved
         if not keep:
