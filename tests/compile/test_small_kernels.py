@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_fusion import BINARY, PATTERNS, data  # (beside this file: the patterns fused there too)
 
 import torchlight as tl
 from torchlight.compile import fusion, small_kernels, straight
@@ -68,35 +69,21 @@ def through_kernels(fn, arrays):
     return eager, got, compiled
 
 
-def data(count, dtype=np.float64, seed=0, n=N):
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(0.5, 1.5, n).astype(dtype) for _ in range(count)]
-
-
-ARITHMETIC = {
-    "add-mul": lambda x, y: ((x + y) * x).sum(),
-    "sub-neg": lambda x, y: ((x - y) * -x).sum(),
-    "div": lambda x, y: (x / y + y / x).sum(),
-    "constants": lambda x, y: ((x * 0.3 + 2) * y - 1.5).sum(),
-    "square": lambda x, y: ((x * y) ** 2 + x).sum(),
-    "reciprocal": lambda x, y: ((x * y).reciprocal() * y).sum(),
-    "abs": lambda x, y: ((x - y).abs() * x + y).sum(),
-    "mean": lambda x, y: (x * y + x).mean(),
-}
-TRANSCENDENTAL = {
-    "pow": lambda x, y: ((x * y) ** 2.5 + x).sum(),
-    "sqrt": lambda x, y: ((x * y).sqrt() * x).sum(),
-    "tanh": lambda x, y: ((x * y).tanh() * y).sum(),
-    "sigmoid": lambda x, y: ((x * y).sigmoid() * x).sum(),
-    "exp-log": lambda x, y: ((x * y).log() * x + (-y).exp()).sum(),
-    "sin-cos": lambda x, y: ((x * y).sin() * x.cos()).sum(),
-}
+# fusion's patterns (arithmetic to the bit there too), and a few more that only these kernels take
+ARITHMETIC = {**{name: PATTERNS[name] for name in ("add-mul", "sub-neg", "div", "constants", "square", "reciprocal",
+                                                   "mean")},
+              "abs": lambda x, y: ((x - y).abs() * x + y).sum()}
+TRANSCENDENTAL = {**{name: PATTERNS[name] for name in ("sqrt-abs", "tanh-backward", "sigmoid-backward",
+                                                       "log-backward")},
+                  "pow": lambda x, y: ((x * y) ** 2.5 + x).sum(),
+                  "exp": lambda x, y: (x * (-y).exp()).sum(),
+                  "sin-cos": lambda x, y: ((x * y).sin() * x.cos()).sum()}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(ARITHMETIC))
 def test_arithmetic_through_a_kernel_is_eager_to_the_bit(name, dtype, loops):
-    eager, got, compiled = through_kernels(ARITHMETIC[name], data(2, dtype))
+    eager, got, compiled = through_kernels(ARITHMETIC[name], data(N, 2, dtype))
     assert made(compiled) >= 1
     for e, g in zip(eager, got):
         assert g.dtype == dtype  # (a number is a scalar of the kernel's dtype, as in NumPy)
@@ -106,7 +93,7 @@ def test_arithmetic_through_a_kernel_is_eager_to_the_bit(name, dtype, loops):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(TRANSCENDENTAL))
 def test_transcendental_functions_through_a_kernel_are_eager_within_rounding(name, dtype, loops):
-    eager, got, compiled = through_kernels(TRANSCENDENTAL[name], data(2, dtype))
+    eager, got, compiled = through_kernels(TRANSCENDENTAL[name], data(N, 2, dtype))
     assert made(compiled) >= 1
     rtol = 4 * np.finfo(dtype).eps * 10  # (a few ulps per function, a handful of functions deep)
     for e, g in zip(eager, got):
@@ -148,7 +135,7 @@ def test_a_w1_like_chain_is_one_kernel_each_way_and_keeps_what_backward_reads(lo
             h = CYCLE[i % 6](h, w, b)
         return h.sum()
 
-    eager, got, compiled = through_kernels(fn, [a * 0.5 - 0.25 for a in data(3)])
+    eager, got, compiled = through_kernels(fn, [a * 0.5 - 0.25 for a in data(N, 3)])
     (programs,) = compiled.programs.values()
     p = programs[0]
     (forward,) = p.train.kernels
@@ -166,7 +153,7 @@ def test_kernels_are_made_at_the_replay_by_which_replaying_cost_what_compiling_w
     estimated compile time over its estimated replay time: the same call in every run of a program);
     kernels=False: never; kernels=True: at the first replay that generates its code."""
     monkeypatch.setattr(small_kernels, "LOOP_MAKER", small_kernels.python_loop)
-    xs = leaves(data(2))
+    xs = leaves(data(N, 2))
 
     def fn(x, y):
         return ((x * y + x) * y).sum()
@@ -198,7 +185,7 @@ def test_a_run_whose_loop_cannot_be_made_keeps_its_steps(loops, monkeypatch):
         raise RuntimeError("no loop")
 
     monkeypatch.setattr(small_kernels, "LOOP_MAKER", refuse)
-    eager, got, compiled = through_kernels(ARITHMETIC["add-mul"], data(2))
+    eager, got, compiled = through_kernels(ARITHMETIC["add-mul"], data(N, 2))
     train = kernel_lists(compiled)[1]
     assert made(compiled) == 0 and train.runs is None and type(train._run).__name__ == "function"
     for e, g in zip(eager, got):
@@ -241,19 +228,19 @@ def test_what_does_not_make_a_run(monkeypatch):
     def two_ops(x, y):
         return ((x * y + x) * y).sum()
 
-    assert runs(two_ops, *data(2)) == 4  # (infer, train, backward and backward_one: the control)
-    assert runs(two_ops, *data(2, n=fusion.MIN_ELEMENTS)) == 0
+    assert runs(two_ops, *data(N, 2)) == 4  # (infer, train, backward and backward_one: the control)
+    assert runs(two_ops, *data(fusion.MIN_ELEMENTS, 2)) == 0
     assert runs(lambda x, y: (x * y + x).sum(), np.arange(8), np.arange(8)) == 0
-    assert runs(two_ops, *data(2, n=1)) == 4 and runs(lambda x, y: (x * y + x) * y, *(np.array(0.5),) * 2) == 0
-    assert runs(lambda x, y: (x * y).tanh().sum(), *data(2, n=4096)) == 2  # (the backwards' arithmetic)
+    assert runs(two_ops, *data(1, 2)) == 4 and runs(lambda x, y: (x * y + x) * y, *(np.array(0.5),) * 2) == 0
+    assert runs(lambda x, y: (x * y).tanh().sum(), *data(4096, 2)) == 2  # (the backwards' arithmetic)
     monkeypatch.setattr(fusion, "ENABLED", False)
-    assert runs(two_ops, *data(2)) == 0
+    assert runs(two_ops, *data(N, 2)) == 0
 
 
 def test_results_and_gradients_are_arrays_of_their_own(loops):
     """A value handed out of the program (a result, a gradient) is not a row of the kernel's shared
     array, so that holding it holds no other value's memory; the saved values are rows."""
-    x = tl.tensor(data(1)[0], requires_grad=True)
+    x = tl.tensor(data(N, 1)[0], requires_grad=True)
     compiled = tl.compile(lambda x: (x * 2.0 + x) * x, kernels=True)
     for _ in range(2):
         x.grad = None
@@ -274,7 +261,7 @@ def test_compile_refuses_a_kernels_value_that_is_not_a_bool():
 def test_the_source_of_a_run(monkeypatch):
     """One loop over the elements: inputs loaded, a line per op (sigmoid two, as `_sigmoid`), a row
     of the output per value read after the run, each number a parameter of the kernel's dtype."""
-    x = tl.tensor(data(1, np.float32)[0], requires_grad=True)
+    x = tl.tensor(data(N, 1, np.float32)[0], requires_grad=True)
     compiled = tl.compile(lambda x: ((x * 2.0).sigmoid() * x).sum())
     compiled(x).backward()
     (run,) = kernel_lists(compiled)[0].runs  # (infer: the sum's operand its one output)
@@ -284,8 +271,8 @@ def test_the_source_of_a_run(monkeypatch):
         "        a0 = x0[i]",
         "        a1 = x1",
         "        t0 = (a0 * a1)",
-        "        t1 = np.exp(t0 if not (t0 > c0) else c0)",
-        "        t1 = t1 / (t1 + c1)",
+        "        t1 = exp((t0 if not (t0 > c0) else c0))",
+        "        t1 = (t1 / (t1 + c1))",
         "        t2 = (t1 * a0)",
         "        out[0, i] = t2",
     ]
@@ -294,10 +281,8 @@ def test_the_source_of_a_run(monkeypatch):
     assert run.constants[0] == np.float32(_exp_limit(np, np.dtype(np.float32))) and run.constants[1] == 1.0
 
 
-OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-       "/": lambda a, b: a / (b * b + 1.0), "neg": lambda a, b: -a, "c*": lambda a, b: a * 0.7,
-       "c+": lambda a, b: a + 3, "sq": lambda a, b: a ** 2, "tanh": lambda a, b: a.tanh(),
-       "sigmoid": lambda a, b: a.sigmoid(), "exp": lambda a, b: (a * 0.1).exp()}
+OPS = {**BINARY, "**2": lambda a, b: a ** 2, "tanh": lambda a, b: a.tanh(), "sigmoid": lambda a, b: a.sigmoid(),
+       "exp": lambda a, b: (a * 0.1).exp()}
 PROGRAMS = st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 10), st.integers(0, 10)),
                     min_size=1, max_size=12)
 
@@ -306,7 +291,7 @@ PROGRAMS = st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 10), 
 @given(PROGRAMS)
 def test_random_elementwise_programs_through_kernels_equal_eager(ops):
     """Random programs of several results read in several places: arithmetic alone to the bit."""
-    arrays = data(2, seed=3)
+    arrays = data(N, 2, seed=3)
 
     def fn(x, y):
         values = [x, y]

@@ -155,12 +155,12 @@ def _with_backward(p: Program, train: list[BuildStep], unit: list[BuildStep], ne
     loss, for the `loss.backward()` that follows). Only for one 0-d result on a backend that blocks
     (NumPy), a forward without opaque nodes, and a list that `plan` blocks; the sum that makes the
     loss (and what reads it) goes last, since the backward for a seed of 1 reads none of it."""
-    if p.structure is not None or p.backend.lazy or any(s.fn is None for s in train):
+    if p.structure is not None or any(s.fn is None for s in train):
         return None
     steps = _last_what_reads_a_sum([*train, *unit])
     if steps is None:
         return None
-    done = lists(steps, keep={*p.outputs, *needed}, kernels=False)
+    done = lists(steps, keep={*p.outputs, *needed}, kernels=False)  # (unblocked, it is dropped: no runs)
     return done if type(done) is Blocked else None
 
 

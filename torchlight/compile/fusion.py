@@ -57,21 +57,18 @@ from torchlight.ops.shapes import BroadcastView
 from torchlight.ops.trigonometric import Cos, Sin, Tanh, TanhBack
 from torchlight.tensor import Tensor
 
-__all__ = ["ENABLED", "EXPRESSIONS", "TRANSCENDENTAL", "ClipAbove", "Fused", "SigmoidTail", "cuda_source", "fuse",
-           "fused_steps", "kernel_maker", "numba_source", "numexpr_source", "split_sigmoids"]
+__all__ = ["ENABLED", "EXPRESSIONS", "LOOP_FUNCTIONS", "TRANSCENDENTAL", "ClipAbove", "Fused", "SigmoidTail",
+           "cuda_source", "fuse", "fused_steps", "kernel_maker", "numba_source", "numexpr_source", "split_sigmoids"]
 
 class ClipAbove(Function):
-    """min(a, limit), NaN kept: the first part of a sigmoid split for the kernels (`split_sigmoids`)."""
+    """min(a, limit), NaN kept: the first part of a sigmoid split for the kernels (`split_sigmoids`;
+    never recorded, so it has no backward)."""
 
     elementwise = True
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, limit: float) -> Any:
         return a.backend.xp.minimum(a.data, limit)
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        raise RuntimeError("ClipAbove: a compiled program's step, never recorded")
 
 
 class SigmoidTail(Function):
@@ -83,10 +80,6 @@ class SigmoidTail(Function):
     def forward(ctx: Any, e: Tensor) -> Any:
         data = e.data
         return data / (data + 1.0)  # (as `activations._sigmoid`'s e /= e + 1.0: the same bits)
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        raise RuntimeError("SigmoidTail: a compiled program's step, never recorded")
 
 
 # An expression is a tree of tuples: ("var", Tensor), ("const", number) or (operation, *operands).
@@ -121,6 +114,8 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
 # (pow too: NumPy's vectorised pow rounds otherwise than numba's or numexpr's, and is the faster)
 TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sin", "cos", "pow"})
 _BINARY = {"+", "-", "*", "/"}
+#: the functions a numba loop's source calls by name, each bound to NumPy's (here and `small_kernels`)
+LOOP_FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sqrt", "abs")
 MAX_INPUTS = 24  # the arrays and constants one kernel reads (numexpr takes a few dozen at most)
 #: the libraries that may make NumPy's kernels, the first installed one used. numexpr is not among them
 #: by default: on one thread its interpreted loops run at 0.4-0.9x NumPy's vectorised ufuncs
@@ -423,8 +418,7 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     with _NUMBA_LOCK:
         loop = _NUMBA_CACHE.get(key)
         if loop is None:
-            space: dict[str, Any] = {name: getattr(xp, name) for name in ("exp", "log", "tanh", "sin", "cos", "sqrt",
-                                                                           "abs")}
+            space: dict[str, Any] = {name: getattr(xp, name) for name in LOOP_FUNCTIONS}
             exec(compile(source, "<torchlight fused kernel>", "exec"), space)  # noqa: S102 (our own source)
             loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True)(space["kernel"])
     constants = tuple(xp.asarray(k[2], dtype=dtype)[()] for k in inputs if not isinstance(k, Tensor))

@@ -13,7 +13,7 @@ element's scalars:
             a0 = x0[i]
             a1 = x1[i]
             t0 = (a0 * a1)
-            t1 = np.tanh(t0)
+            t1 = tanh(t0)
             out[0, i] = t1
 
 A value something after the run reads (or that outlives the list) is a row
@@ -55,7 +55,6 @@ Example:
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -256,36 +255,30 @@ def _run(build: list[BuildStep], steps: list[Step], start: int, stop: int, keep:
                dtype, len(part), tuple(functions))
 
 
-_FUNCTIONS = {f: f"np.{f}" for f in ("exp", "log", "tanh", "sin", "cos", "sqrt")}
+_PARTIAL = object()  # the key of a sigmoid's exp in a loop's names: the value its second line divides
 
 
 def _statements(fn: Any, operands: list[tuple], out: str, names: dict[Any, str],
                 dtype: Any) -> tuple[list[str], list[str]]:
     """The loop's lines computing one step of `fn` into local `out`, in the eager op's order of
     operations, and the functions they call that cost more than arithmetic (`_LOOP_NS`); each
-    constant gets a parameter in `names`."""
-    if fn is Sigmoid:  # as `activations._sigmoid`: e = exp(min(x, limit)); e / (e + 1)
-        x = _render(operands[0], names)
-        limit, one = (_constant(names, v) for v in (float(_exp_limit(np, dtype)), 1.0))
-        return [f"        {out} = np.exp({x} if not ({x} > {limit}) else {limit})",  # (NaN stays NaN)
-                f"        {out} = {out} / ({out} + {one})"], ["exp"]
-    tree = fusion.EXPRESSIONS[fn](*operands) if fn in fusion.EXPRESSIONS else operands[0]
-    for key in _constants_in(tree):
-        _constant(names, key[2], key)
-    called = [f for f in _calls(tree) if f in _LOOP_NS]
-    return [f"        {out} = {_render(tree, names)}"], called
-
-
-def _constant(names: dict[Any, str], value: Any, key: tuple | None = None) -> str:
-    """The parameter of a constant (a new one for a value not seen before)."""
-    key = ("const", type(value), value) if key is None else key
-    if key not in names:
-        names[key] = f"c{sum(type(k) is tuple for k in names)}"
-    return names[key]
-
-
-def _render(tree: tuple, names: dict[Any, str]) -> str:
-    return fusion._render(tree, names, lambda a, b: f"({a} ** {b})", _FUNCTIONS)
+    constant gets a parameter in `names`. A sigmoid is the two lines of the steps that
+    `fusion.split_sigmoids` makes of it: exp(min(x, limit)), then e / (e + 1)."""
+    if fn is Sigmoid:
+        limit = ("const", float(_exp_limit(np, dtype)))
+        names[_PARTIAL] = out
+        trees = [("exp", fusion.EXPRESSIONS[fusion.ClipAbove](operands[0], limit)),
+                 fusion.EXPRESSIONS[fusion.SigmoidTail](("var", _PARTIAL))]
+    else:
+        trees = [fusion.EXPRESSIONS[fn](*operands) if fn in fusion.EXPRESSIONS else operands[0]]
+    lines, called = [], []
+    for tree in trees:
+        for key in _constants_in(tree):
+            if key not in names:
+                names[key] = f"c{sum(type(k) is tuple for k in names)}"
+        lines.append(f"        {out} = {fusion._render(tree, names, lambda a, b: f'({a} ** {b})', {})}")
+        called += [f for f in _calls(tree) if f in _LOOP_NS]
+    return lines, called
 
 
 def _constants_in(tree: tuple) -> list[tuple]:
@@ -325,7 +318,7 @@ def numba_loop(run: Run) -> Callable[..., None]:
 
 def python_loop(run: Run) -> Callable[..., None]:
     """The run's loop as a Python function on NumPy scalars: numba's stand-in in the tests."""
-    space: dict[str, Any] = {"np": np}
+    space: dict[str, Any] = {name: getattr(np, name) for name in fusion.LOOP_FUNCTIONS}
     exec(compile(run.source, "<torchlight small kernel>", "exec"), space)  # noqa: S102 (our own source)
     return space["kernel"]
 

@@ -123,7 +123,7 @@ class Steps(list):
     def __init__(self, steps: Iterable[Step] = ()) -> None:
         super().__init__(steps)
         self._run: Callable[[], None] | None = None
-        self._runs = 0  # the replays so far (counted until the kernels are made, or code generated)
+        self._runs = 0  # the replays so far (counted until the code is generated and the kernels made)
         self._parts: list[Callable[[], None]] = []  # the generated functions of the first chunks
         # the elementwise runs that become kernels (`small_kernels`) at the `kernel_replays`-th
         # replay (a count, not a time, so that every run of a program switches at the same call)
@@ -134,14 +134,16 @@ class Steps(list):
     def run(self) -> None:
         """Every step in order: what `program.run_steps` does with a plain list."""
         run = self._run
-        if self.runs is None and run is not None:
+        if run is not None and self.runs is None:  # (warm, and nothing left to make)
             run()
             return
-        self._replay()
-        if self.runs is not None:
-            self._runs += run is not None  # (counted here once the code is generated)
-            if self._run is not None and self._runs >= self.kernel_replays:
-                self.make_kernels()
+        self._runs += 1
+        if run is not None:
+            run()
+        else:
+            self._warm_up()
+        if self.runs is not None and self._run is not None and self._runs >= self.kernel_replays:
+            self.make_kernels()
 
     def make_kernels(self) -> None:
         """The list's code generated again with each run's kernel in place of its steps (a run whose
@@ -153,12 +155,9 @@ class Steps(list):
             parts = [_generate(self, start, made) for start in range(0, len(self), CHUNK)]
             self._parts, self._run = parts, parts[0] if len(parts) == 1 else _in_turn(parts)
 
-    def _replay(self) -> None:
-        run = self._run
-        if run is not None:
-            run()
-            return
-        self._runs += 1
+    def _warm_up(self) -> None:
+        """A replay before the code is generated: a step at a time for the first replays, then the
+        generating, a chunk per replay."""
         if self._runs <= (WARM if len(self) <= 2 * CHUNK else WARM_LONG):
             run_each(self)
             return
