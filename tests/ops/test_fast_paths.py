@@ -7,7 +7,9 @@ against a float64 or extended-precision reference, that no overflow warning
 appears (pytest runs with filterwarnings=error), and that no op writes into
 an input, a saved tensor or an incoming gradient; and that + - * /, which call
 their array kernel directly when nothing records, give what their Function
-gives. Under a second.
+gives; and that a product with a sum's gradient of ones (which NumPy's
+backend skips, handing the other factor on as a read-only view) gives the
+product's bits and never lets a `.grad` share an array. Under a second.
 """
 
 from __future__ import annotations
@@ -160,3 +162,54 @@ def test_a_float_constant_is_found_again_without_being_made(monkeypatch):
     assert x._lift(-0.0) is not x._lift(0.0)  # zeros go the long way: their sign is in the key
     assert tl.tensor([1, 2])._lift(0.5).dtype == np.float64  # an integer tensor's float takes the default float
     assert first.dtype == np.float32 and x._lift(0.25).item() == 0.25
+
+
+def test_numpy_skips_only_a_product_with_a_broadcast_one_of_the_same_shape_and_dtype():
+    backend = tl.backends.get("numpy")
+    a = np.array([1.5, -0.0, np.inf, np.nan], dtype=np.float32)
+    ones = np.broadcast_to(np.float32(1.0), a.shape)  # what Sum's backward hands on
+    got = backend.gradient_times(ones, a)
+    assert np.shares_memory(got, a) and not got.flags.writeable
+    np.testing.assert_array_equal(got, ones * a)
+    assert np.signbit(got[1])  # 1 * -0.0 is -0.0: the bits are the product's
+    others = {
+        "a broadcast 2": np.broadcast_to(np.float32(2.0), a.shape),
+        "a broadcast NaN": np.broadcast_to(np.float32(np.nan), a.shape),
+        "ones of another dtype": np.broadcast_to(1.0, a.shape),
+        "ones of another shape": np.broadcast_to(np.float32(1.0), (3, 4)),
+        "ones in memory": np.ones(a.shape, np.float32),
+        "a 0-d one": np.float32(1.0),
+    }
+    for name, g in others.items():
+        product = backend.gradient_times(g, a)
+        assert not np.shares_memory(product, a), name
+        np.testing.assert_array_equal(product, g * a, err_msg=name)
+        assert product.dtype == (g * a).dtype and product.shape == (g * a).shape, name
+
+
+def test_gradients_of_a_sum_of_products_are_the_products_bits_in_arrays_of_their_own(backend):
+    rng = np.random.default_rng(11)
+    x_data, w_data = rng.standard_normal(50), rng.standard_normal(50)
+    x = tl.tensor(x_data, requires_grad=True, backend=backend)
+    w = tl.tensor(w_data, requires_grad=True, backend=backend)
+    y = x.exp()
+    ((x * w).sum() + y.sum() + (x[:10] * 3.0).sum()).backward()
+    expected_x = w_data + np.exp(x_data)
+    expected_x[:10] += 3.0
+    np.testing.assert_allclose(x.grad.numpy(), expected_x, rtol=1e-15)  # (three sums, in the walk's order)
+    np.testing.assert_array_equal(w.grad.numpy(), x_data)
+    if backend.name == "numpy":
+        grads = (x.grad.data, w.grad.data)
+        assert all(g.flags.writeable for g in grads)
+        assert not any(np.shares_memory(g, t) for g in grads for t in (x.data, w.data, y.data))
+
+
+def test_a_leaf_fed_one_product_gets_a_copy_and_grad_returns_arrays_of_their_own():
+    x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = tl.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    (x * w).sum().backward()
+    x.grad.data[0] = 100.0  # an optimiser's in-place update of .grad
+    assert w.tolist() == [4.0, 5.0, 6.0] and w.grad.tolist() == [1.0, 2.0, 3.0]
+    gx, gw = tl.autograd.grad([(x * w).sum()], [x, w])
+    assert gx.tolist() == [4.0, 5.0, 6.0] and gx.data.flags.writeable
+    assert not np.shares_memory(gx.data, w.data) and not np.shares_memory(gw.data, x.data)

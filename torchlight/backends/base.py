@@ -301,6 +301,16 @@ class Backend:
         """
         return values * self.xp.astype(mask, values.dtype)
 
+    def gradient_times(self, g: Any, array: Any) -> Any:
+        """`g * array` for a backward's incoming gradient `g` (a product's, an exp's).
+
+        NumPy's backend hands back `array` itself, as a read-only view, where
+        `g` is a broadcast of a single 1 of `array`'s shape and dtype (what a
+        sum's backward passes on): the same values, without a pass over memory
+        or a new array. The portable answer multiplies.
+        """
+        return g * array
+
     def copy(self, array: Any) -> Any:
         """A copy of `array` on its own device."""
         return self.xp.asarray(array, copy=True)

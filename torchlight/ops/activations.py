@@ -51,7 +51,7 @@ class Sigmoid(Function):
             return SigmoidBack.apply(y, g)
         return g * (y * (1.0 - y)).conj()  # complex: composed (SigmoidBack is real)
 
-    raw_backward = raw_from_output(lambda y, g: _sigmoid_back(y, g))  # (complex: `backward` composes)
+    raw_backward = raw_from_output(lambda y, g, backend: _sigmoid_back(y, g))  # (complex: `backward` composes)
 
 
 def _sigmoid(xp: Any, x: Any) -> Any:

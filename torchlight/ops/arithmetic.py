@@ -153,7 +153,8 @@ class Mul(Function):
         if backend.complex_of.get(g.dtype) is not False or not (a.plain_data and b.plain_data):
             return NotImplemented
         need_a, need_b = ctx.needs_input_grad
-        return (g * b.data if need_a else None), (g * a.data if need_b else None)
+        times = backend.gradient_times  # (a sum's backward of ones: the other factor as it is)
+        return (times(g, b.data) if need_a else None), (times(g, a.data) if need_b else None)
 
 
 class Div(Function):

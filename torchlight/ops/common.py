@@ -131,16 +131,16 @@ def _exp_limit(xp: Any, dtype: Any) -> float:
     return limit
 
 
-def raw_from_output(formula: Callable[[Any, Any], Any]) -> Any:
+def raw_from_output(formula: Callable[[Any, Any, Backend], Any]) -> Any:
     """A `raw_backward` (see `Function`) for a real op whose derivative is read from its result:
-    `formula(y, g)` on arrays, the same operations as its Tensor `backward`; a complex dtype (or a
+    `formula(y, g, backend)` on arrays, the same operations as its Tensor `backward`; a complex dtype (or a
     result not kept) falls back to that `backward`."""
 
     def raw_backward(ctx: Context, g: Any, backend: Backend) -> Any:
         y = ctx._output_data
         if y is None or backend.complex_of.get(g.dtype) is not False:
             return NotImplemented
-        return formula(y, g)
+        return formula(y, g, backend)
 
     return staticmethod(raw_backward)
 

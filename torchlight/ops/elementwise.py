@@ -87,7 +87,7 @@ class Exp(Function):
         y = ctx.output
         return g * y if g.backend.complex_of.get(g.data.dtype) is False else g * Conj.apply(y)
 
-    raw_backward = raw_from_output(lambda y, g: g * y)  # (complex: `backward` conjugates)
+    raw_backward = raw_from_output(lambda y, g, backend: backend.gradient_times(g, y))  # (complex: backward conjugates)
 
 
 class Log(Function):
@@ -183,7 +183,7 @@ class Sqrt(Function):
         y = ctx.output
         return g / (y * 2.0) if g.backend.complex_of.get(g.data.dtype) is False else g / Conj.apply(y * 2.0)
 
-    raw_backward = raw_from_output(lambda y, g: g / (y * 2.0))
+    raw_backward = raw_from_output(lambda y, g, backend: g / (y * 2.0))
 
 
 class Abs(Function):

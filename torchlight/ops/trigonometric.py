@@ -54,7 +54,7 @@ class Tanh(Function):
             return TanhBack.apply(y, g)
         return g * conj(1.0 - y * y)  # complex: composed (TanhBack is real)
 
-    raw_backward = raw_from_output(lambda y, g: _tanh_back(y, g))  # (complex: `backward` composes)
+    raw_backward = raw_from_output(lambda y, g, backend: _tanh_back(y, g))  # (complex: `backward` composes)
 
 
 def _tanh_back(y: Any, g: Any) -> Any:
