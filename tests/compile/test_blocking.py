@@ -196,6 +196,58 @@ def test_results_of_earlier_calls_keep_their_values() -> None:
         np.testing.assert_array_equal(eager[0], gx_copy)
 
 
+WRITTEN_LAST = {
+    "add": lambda x, w: x + w, "sub": lambda x, w: x - w, "mul": lambda x, w: x * w,
+    "div": lambda x, w: x / w, "neg": lambda x, w: -(x * w), "exp": lambda x, w: (x * w).exp(),
+    "log": lambda x, w: (x * x).log(), "sqrt": lambda x, w: (x * x).sqrt(), "tanh": lambda x, w: (x + w).tanh(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_LAST))
+def test_a_result_is_written_into_its_block_by_the_op_that_makes_it(name: str) -> None:
+    """The op making a result last writes each block straight into the full array (no block copied
+    there after): the same bits as eager, a new array per call, the inputs untouched."""
+    fn = WRITTEN_LAST[name]
+    x, w = leaves(N64, np.float64, seed=5)
+    x_data = x.numpy().copy()
+    compiled = tl.compile(fn)
+    with tl.no_grad():
+        first = compiled(x, w)
+        second = compiled(x, w)
+    infer = program(compiled).infer
+    assert type(infer) is Blocked
+    assert [getattr(s.forward, "writes_result", None) for s in infer.loop][-1] is program(compiled).output
+    with tl.no_grad():
+        eager = fn(x, w).numpy()
+    np.testing.assert_array_equal(first.numpy(), eager)
+    np.testing.assert_array_equal(second.numpy(), eager)
+    assert not np.shares_memory(first.numpy(), second.numpy())
+    np.testing.assert_array_equal(x.numpy(), x_data)
+
+
+def test_a_result_of_another_dtype_or_over_a_spare_array_is_copied_after_its_block() -> None:
+    """An op promoting its arguments makes its own array (out= is kept to one dtype throughout);
+    gradients written over the backward's own saved arrays wait for the block's end (its later
+    steps still read them). Both still give eager's bits."""
+    x, = leaves(N64, np.float32, count=1)
+    w, = leaves(N64, np.float64, count=1, seed=1)
+    compiled = tl.compile(lambda x, w: x * w)
+    with tl.no_grad():
+        got = compiled(x, w).numpy()
+    assert not hasattr(program(compiled).infer.loop[-1].forward, "writes_result")
+    np.testing.assert_array_equal(got, (x * w).numpy())
+    x, w = leaves(N64, np.float64)
+    keeps_nothing = tl.compile(w3)
+    grads_of(keeps_nothing, x, w)
+    p = program(keeps_nothing)
+    p.train_and_backward = None  # (the forward saves its values; the backward may write over them)
+    _, grads = grads_of(keeps_nothing, x, w)
+    assert type(p.backward_one) is Blocked and p.backward_one.reusable
+    _, eager_grads = grads_of(w3, x, w)
+    for g, e in zip(grads, eager_grads):
+        np.testing.assert_array_equal(g, e)
+
+
 # ------------------------------------------------------- random elementwise programs
 UNARY = {
     "neg": lambda a: -a, "exp": lambda a: (a * 0.3).exp(), "tanh": lambda a: a.tanh(),

@@ -9,6 +9,9 @@ block by block, into arrays of full size. Each element goes through the same
 ops in the same order, so every value is the same to the bit but one: a full
 sum is the sum of the blocks' sums, which rounds differently from one sum
 over the whole array (as a sum computed with another number of threads does).
+A result made last by a fused kernel or by a one-ufunc op (`_WRITES_INTO`) is
+written by it straight into its block of the full array, not made in the
+cache and copied out: the copy was a tenth of a compiled W3.
 
 `plan` says whether a step list qualifies: its backend says that blocking pays
 (`Backend.blocks_elementwise`: NumPy; not a GPU, whose kernels have no such
@@ -39,8 +42,11 @@ from typing import Any, final
 
 from torchlight.compile.steps import BuildStep, Step
 from torchlight.compile.straight import Steps
+from torchlight.ops.arithmetic import Add, Div, Mul, Neg, Sub
+from torchlight.ops.elementwise import Exp, Log, Sqrt
 from torchlight.ops.reductions import Sum
 from torchlight.ops.shapes import BroadcastView
+from torchlight.ops.trigonometric import Tanh
 from torchlight.tensor import Tensor
 
 # The bytes of one array's block: the few arrays a step list holds at once stay in a core's cache.
@@ -54,7 +60,7 @@ class Blocked:
     """The steps of a list that qualifies, and what to slice and to gather around them."""
 
     __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "sums", "sum_dtype", "shape",
-                 "block", "backend", "length", "outside")
+                 "block", "backend", "length", "outside", "destinations")
 
     def __init__(self) -> None:
         self.loop: list[Step] = Steps()   # the steps run on each block
@@ -70,6 +76,9 @@ class Blocked:
         self.backend: Any = None
         self.length: tuple[int] = (0,)    # the current block's shape (a broadcast seed takes it)
         self.outside: list[tuple[Tensor, Tensor]] = []  # (register, tensor from outside fn) it reads
+        # per result, the block of its full array that the fused kernel making it writes into
+        # (`_write_results_in_place`), or None: the kernel makes a new array, copied into the full one
+        self.destinations: list[Any] = []
 
     def run(self, run_steps: Callable[[list[Step]], None], reuse: bool) -> None:
         """The steps, block by block. With `reuse`, a result may be written over a read array
@@ -86,7 +95,7 @@ class Blocked:
                 reg.data = data
             for reg, _ in self.outside:
                 reg.data = None
-        for reg, full, _ in outs:
+        for reg, full, _, _ in outs:
             reg.data = full
         if partials is not None:  # (only where the list sums: then `sums` and `total` are set)
             self.sums.data = partials  # type: ignore[union-attr]  # sums is set where partials is
@@ -103,30 +112,36 @@ class Blocked:
         size = math.prod(shape)
         sliced = [(reg, xp.reshape(data, (-1,)) if data.shape == shape else None, data) for reg, data in outer]
         partials = None if self.total is None else xp.empty((-(-size // block),), dtype=self.sum_dtype)
+        destinations = self.destinations
         for k, start in enumerate(range(0, size, block)):
             stop = min(start + block, size)
             self.length = (stop - start,)
             for reg, flat, data in sliced:
                 reg.data = data if flat is None else flat[start:stop]
+            for i, (_, _, flat, fresh) in enumerate(outs):
+                destinations[i] = flat[start:stop] if fresh else None
             run_steps(self.loop)
-            for reg, _, flat in outs:
-                flat[start:stop] = reg.data
+            for i, (reg, _, flat, _) in enumerate(outs):
+                if reg.data is not destinations[i]:  # (None too: a kernel that made its own array)
+                    flat[start:stop] = reg.data
+                destinations[i] = None
             if partials is not None:
                 partials[k] = xp.sum(self.total.data)  # type: ignore[union-attr]  # total is set where partials is
         return partials
 
-    def _storage(self, dtype: Any, spare: list[Any]) -> tuple[Any, Any]:
-        """A full array for a result of `dtype` and its flat view: a spare read array of that dtype,
-        or a new one."""
+    def _storage(self, dtype: Any, spare: list[Any]) -> tuple[Any, Any, bool]:
+        """A full array for a result of `dtype`, its flat view, and whether it is new: a spare read
+        array of that dtype (which the block's steps still read: written once they are done), or a
+        new one (which the kernel making the result may write each block into)."""
         xp = self.backend.xp
         for k, data in enumerate(spare):
             if data.dtype == dtype and self.backend.owns_fresh_memory(data):
                 flat = _flat_view(xp, data)
                 if flat is not None:
                     del spare[k]
-                    return data, flat
+                    return data, flat, False
         full = xp.empty(self.shape, dtype=dtype)
-        return full, xp.reshape(full, (-1,))
+        return full, xp.reshape(full, (-1,)), True
 
     def broadcast(self, ctx: Any, a: Tensor, shape: tuple[int, ...]) -> Any:
         """BroadcastView's forward in a block: the 0-d value broadcast to the block (a view,
@@ -188,7 +203,53 @@ def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], k
     b.reads = reads
     b.results = [(r, meta[r][1]) for r in written if meta[r][0] == shape and r in keep]
     b.reusable = {r for r in reads if r in spare and meta[r][0] == shape}
+    _write_results_in_place(b, steps[:end], meta)
     return b
+
+
+#: the ops whose forward is one call of the namespace's function of this name (an out= ufunc on
+#: NumPy), on Tensors of one dtype: a result they make can be written into its block as it is made
+_WRITES_INTO = {Add: "add", Sub: "subtract", Mul: "multiply", Div: "divide", Neg: "negative", Exp: "exp",
+                Log: "log", Sqrt: "sqrt", Tanh: "tanh"}
+
+
+def _write_results_in_place(b: Blocked, steps: list[BuildStep], meta: dict[Tensor, tuple]) -> None:
+    """Each result made last by a fused kernel or by one of `_WRITES_INTO` is written straight into
+    its block of the full array (`Blocked.destinations`), not into a new array then copied there:
+    one pass over the result's memory fewer, the same bits (the same kernel)."""
+    b.destinations = [None] * len(b.results)
+    for slot, (reg, dtype) in enumerate(b.results):
+        last = max((i for i, step in enumerate(b.loop) if step.out is reg), default=None)
+        if last is None:
+            continue
+        into = getattr(b.loop[last].forward, "into", None)
+        if into is None:
+            into = _ufunc_into(steps[last], dtype, meta, b.backend)
+        if into is None:
+            continue
+
+        def forward(ctx: Any, *tensors: Tensor, into: Any = into, slot: int = slot) -> Any:
+            return into(b.destinations[slot], *tensors)
+
+        forward.fused = getattr(b.loop[last].forward, "fused", None)  # type: ignore[attr-defined]
+        forward.writes_result = reg  # type: ignore[attr-defined]  # (what the tests read)
+        b.loop[last] = dataclasses.replace(b.loop[last], forward=forward, kernel=None)
+
+
+def _ufunc_into(step: BuildStep, dtype: Any, meta: dict[Tensor, tuple], backend: Any) -> Any:
+    """`into(out, *tensors)` for a step of `_WRITES_INTO` whose arguments are all Tensors of the
+    result's dtype (no promotion for `out` to cast), else None."""
+    name = _WRITES_INTO.get(step.fn)  # type: ignore[arg-type]  # (fn None: an opaque node)
+    if name is None or not all(type(a) is Tensor and meta.get(a, (None, None))[1] == dtype for a in step.args):
+        return None
+    ufunc, call_into = getattr(backend.xp, name), backend.call_into
+
+    def into(out: Any, *tensors: Tensor) -> Any:
+        arrays = [t.data for t in tensors]
+        # (a library that cannot write into `out` returns a new array: `_run_blocks` copies it)
+        return ufunc(*arrays) if out is None else call_into(out, ufunc, *arrays)
+
+    return into
 
 
 def _reads_and_writes(steps: list[BuildStep], outside: dict[Tensor, Tensor]) -> tuple[list[Tensor], list[Tensor]]:

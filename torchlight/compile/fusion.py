@@ -386,10 +386,14 @@ def _numexpr_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     constants = _constants(inputs, dtype, backend.xp)
     vml = _numexpr_vml() and bool(_functions(tree) & TRANSCENDENTAL)
 
+    def into(out: Any, *tensors: Tensor) -> Any:
+        return compiled(*[t.data for t in tensors], *constants, out=out, ex_uses_vml=vml)
+
     def forward(ctx: Any, *tensors: Tensor) -> Any:
-        return compiled(*[t.data for t in tensors], *constants, ex_uses_vml=vml)
+        return into(None, *tensors)
 
     forward.fused = source  # type: ignore[attr-defined]  # (what `fused_steps` and the tests read)
+    forward.into = into  # type: ignore[attr-defined]  # (what `blocking` writes a result's block with)
     return forward
 
 
@@ -423,15 +427,20 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
             loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True)(space["kernel"])
     constants = tuple(xp.asarray(k[2], dtype=dtype)[()] for k in inputs if not isinstance(k, Tensor))
 
-    def forward(ctx: Any, *tensors: Tensor) -> Any:
+    def into(out: Any, *tensors: Tensor) -> Any:
         arrays = [t.data for t in tensors]
         shape = next(a.shape for a in arrays if a.ndim)
         flat = [xp.reshape(a, (-1,)) if a.ndim else a[()] for a in arrays]
-        out = xp.empty(math.prod(shape), dtype=dtype)
-        loop(*flat, *constants, out)
-        return xp.reshape(out, shape)
+        if out is None:
+            out = xp.empty(math.prod(shape), dtype=dtype)
+        loop(*flat, *constants, xp.reshape(out, (-1,)))
+        return out if out.shape == shape else xp.reshape(out, shape)  # (a block: `out` itself)
+
+    def forward(ctx: Any, *tensors: Tensor) -> Any:
+        return into(None, *tensors)
 
     forward.fused = source  # type: ignore[attr-defined]
+    forward.into = into  # type: ignore[attr-defined]  # (what `blocking` writes a result's block with)
     return forward
 
 
