@@ -11,7 +11,7 @@ sum is the sum of the blocks' sums, which rounds differently from one sum
 over the whole array (as a sum computed with another number of threads does).
 A result made last by a fused kernel or by a one-ufunc op (`_WRITES_INTO`) is
 written by it straight into its block of the full array, not made in the
-cache and copied out: the copy was a tenth of a compiled W3.
+cache and copied out (the copy was about a seventh of a compiled W3).
 
 `plan` says whether a step list qualifies: its backend says that blocking pays
 (`Backend.blocks_elementwise`: NumPy; not a GPU, whose kernels have no such
@@ -76,8 +76,8 @@ class Blocked:
         self.backend: Any = None
         self.length: tuple[int] = (0,)    # the current block's shape (a broadcast seed takes it)
         self.outside: list[tuple[Tensor, Tensor]] = []  # (register, tensor from outside fn) it reads
-        # per result, the block of its full array that the fused kernel making it writes into
-        # (`_write_results_in_place`), or None: the kernel makes a new array, copied into the full one
+        # per result, the block of its full array that the step making it writes into
+        # (`_write_results_in_place`), or None: that step makes a new array, copied into the full one
         self.destinations: list[Any] = []
 
     def run(self, run_steps: Callable[[list[Step]], None], reuse: bool) -> None:
@@ -231,7 +231,9 @@ def _write_results_in_place(b: Blocked, steps: list[BuildStep], meta: dict[Tenso
         def forward(ctx: Any, *tensors: Tensor, into: Any = into, slot: int = slot) -> Any:
             return into(b.destinations[slot], *tensors)
 
-        forward.fused = getattr(b.loop[last].forward, "fused", None)  # type: ignore[attr-defined]
+        fused = getattr(b.loop[last].forward, "fused", None)
+        if fused is not None:  # (a fused kernel stays one: `fusion.fused_steps` counts it)
+            forward.fused = fused  # type: ignore[attr-defined]
         forward.writes_result = reg  # type: ignore[attr-defined]  # (what the tests read)
         b.loop[last] = dataclasses.replace(b.loop[last], forward=forward, kernel=None)
 
