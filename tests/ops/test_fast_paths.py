@@ -168,23 +168,30 @@ def test_numpy_skips_only_a_product_with_a_broadcast_one_of_the_same_shape_and_d
     backend = tl.backends.get("numpy")
     a = np.array([1.5, -0.0, np.inf, np.nan], dtype=np.float32)
     ones = np.broadcast_to(np.float32(1.0), a.shape)  # what Sum's backward hands on
+    assert backend.is_broadcast_one(ones)
     got = backend.gradient_times(ones, a)
     assert np.shares_memory(got, a) and not got.flags.writeable
     np.testing.assert_array_equal(got, ones * a)
     assert np.signbit(got[1])  # 1 * -0.0 is -0.0: the bits are the product's
-    others = {
+    not_ones = {
         "a broadcast 2": np.broadcast_to(np.float32(2.0), a.shape),
         "a broadcast NaN": np.broadcast_to(np.float32(np.nan), a.shape),
-        "ones of another dtype": np.broadcast_to(1.0, a.shape),
-        "ones of another shape": np.broadcast_to(np.float32(1.0), (3, 4)),
         "ones in memory": np.ones(a.shape, np.float32),
+        "a view of ones in memory": np.ones((2, 4), np.float32)[0],
         "a 0-d one": np.float32(1.0),
+        "an empty broadcast": np.broadcast_to(np.float32(1.0), (0,)),
     }
-    for name, g in others.items():
+    for name, g in not_ones.items():
+        assert not backend.is_broadcast_one(g), name
+    elsewise = {"ones of another dtype": np.broadcast_to(1.0, a.shape),
+                "ones of another shape": np.broadcast_to(np.float32(1.0), (3, 4))}
+    for name, g in elsewise.items():
+        assert backend.is_broadcast_one(g), name
         product = backend.gradient_times(g, a)
         assert not np.shares_memory(product, a), name
         np.testing.assert_array_equal(product, g * a, err_msg=name)
         assert product.dtype == (g * a).dtype and product.shape == (g * a).shape, name
+    assert not tl.backends.get("array_api_strict").is_broadcast_one(ones)  # (the portable answer)
 
 
 def test_gradients_of_a_sum_of_products_are_the_products_bits_in_arrays_of_their_own(backend):

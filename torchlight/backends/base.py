@@ -301,13 +301,18 @@ class Backend:
         """
         return values * self.xp.astype(mask, values.dtype)
 
-    def gradient_times(self, g: Any, array: Any) -> Any:
-        """`g * array` for a backward's incoming gradient `g` (a product's, an exp's).
+    def is_broadcast_one(self, array: Any) -> bool:
+        """Whether `array` is known, without a pass over it, to be 1 everywhere: a broadcast of
+        a single 1 (what a sum's backward hands on). The portable answer is False; NumPy's backend
+        looks at the strides. A backward then calls `gradient_times` for its products."""
+        return False
 
-        NumPy's backend hands back `array` itself, as a read-only view, where
-        `g` is a broadcast of a single 1 of `array`'s shape and dtype (what a
-        sum's backward passes on): the same values, without a pass over memory
-        or a new array. The portable answer multiplies.
+    def gradient_times(self, g: Any, array: Any) -> Any:
+        """`g * array` for a backward's incoming gradient `g` where `is_broadcast_one(g)`.
+
+        NumPy's backend hands back `array` itself, as a read-only view, where `g` has `array`'s
+        shape and dtype: the same values (1 * x is x, NaN and -0.0 included), without a pass over
+        memory or a new array. The portable answer multiplies.
         """
         return g * array
 

@@ -62,12 +62,18 @@ class NumpyBackend(Backend):
     def masked(self, values: Any, mask: Any) -> Any:
         return values * mask  # NumPy casts the booleans as it multiplies: no float copy of the mask
 
-    def gradient_times(self, g: Any, array: Any) -> Any:
-        # all strides 0: every element is one element, so one read says whether g is 1 everywhere
-        # (1 * x is x, bit for bit, NaN and -0.0 included); the view is read-only, so that a hook
-        # writing into its gradient raises instead of changing `array`, and a leaf copies it
-        if (not any(g.strides) and g.size > 1 and g.shape == array.shape and g.dtype == array.dtype
-                and type(array) is np.ndarray and g.item(0) == 1):
+    @staticmethod  # (no method binding: a product's backward asks this of every gradient)
+    def is_broadcast_one(array: Any) -> bool:
+        # a view first (a ufunc's result is none: one attribute read), then all strides 0: every
+        # element is one element, so one read says whether it is 1 everywhere
+        return (array.base is not None and not any(array.strides) and array.size > 1
+                and array.item(0) == 1)
+
+    @staticmethod
+    def gradient_times(g: Any, array: Any) -> Any:
+        # read-only: a hook writing into its gradient raises instead of changing `array`, and a
+        # leaf copies it (a view) before keeping it as its .grad
+        if g.shape == array.shape and g.dtype == array.dtype and type(array) is np.ndarray:
             view = array.view()
             view.flags.writeable = False
             return view

@@ -153,8 +153,10 @@ class Mul(Function):
         if backend.complex_of.get(g.dtype) is not False or not (a.plain_data and b.plain_data):
             return NotImplemented
         need_a, need_b = ctx.needs_input_grad
-        times = backend.gradient_times  # (a sum's backward of ones: the other factor as it is)
-        return (times(g, b.data) if need_a else None), (times(g, a.data) if need_b else None)
+        if backend.is_broadcast_one(g):  # (a sum's backward of ones: the other factor as it is)
+            times = backend.gradient_times
+            return (times(g, b.data) if need_a else None), (times(g, a.data) if need_b else None)
+        return (g * b.data if need_a else None), (g * a.data if need_b else None)
 
 
 class Div(Function):

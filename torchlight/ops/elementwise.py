@@ -87,7 +87,8 @@ class Exp(Function):
         y = ctx.output
         return g * y if g.backend.complex_of.get(g.data.dtype) is False else g * Conj.apply(y)
 
-    raw_backward = raw_from_output(lambda y, g, backend: backend.gradient_times(g, y))  # (complex: backward conjugates)
+    raw_backward = raw_from_output(  # (complex: `backward` conjugates)
+        lambda y, g, backend: backend.gradient_times(g, y) if backend.is_broadcast_one(g) else g * y)
 
 
 class Log(Function):
