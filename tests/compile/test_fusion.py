@@ -17,6 +17,7 @@ import torchlight as tl
 from torchlight.compile import fusion
 from torchlight.compile.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
 from torchlight.compile.fusion import cuda_source, fused_steps, numba_source, numexpr_source
+from torchlight.ops.arithmetic import Neg
 from torchlight.ops.complex_numbers import Conj
 
 N = fusion.MIN_ELEMENTS + 123  # fused, not blocked
@@ -93,6 +94,23 @@ def test_w3_fused_and_blocked_equals_eager(numba, monkeypatch) -> None:
     assert value == pytest.approx(eager.item(), rel=1e-12)
     for g, x in zip(grads, xs):
         np.testing.assert_array_equal(g, x.grad.numpy())
+
+
+def test_a_negation_read_twice_is_computed_in_each_kernel_that_reads_it(numba, monkeypatch) -> None:
+    """`n = -x` read by two kernels is inlined into both (an exact sign flip), so no step and no
+    array is left for it; values equal the unfused replay's to the bit."""
+    def fn(x, y):
+        n = -x
+        return (((n * x).exp() + y) * (n * y + 2.0)).sum()
+
+    arrays = data(N, 2)
+    value, grads, p = run(fn, arrays, True, monkeypatch)
+    assert not any(step.forward is Neg.forward for step in p.infer) and fused_steps(p.infer) >= 2
+    assert sum(s.forward.fused.count("-") for s in p.infer if hasattr(s.forward, "fused")) >= 2
+    plain_value, plain_grads, _ = run(fn, arrays, False, monkeypatch)
+    np.testing.assert_array_equal(value, plain_value)
+    for g, h in zip(grads, plain_grads):
+        np.testing.assert_array_equal(g, h)
 
 
 def test_float32_stays_float32_and_a_float64_scalar_is_not_fused(numba, monkeypatch) -> None:

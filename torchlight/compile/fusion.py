@@ -16,7 +16,9 @@ shape (or 0-d), and whose other arguments are numbers (made arrays of that
 dtype, as NumPy's own rule for a Python number does); a broadcast of a 0-d
 value inside such a run. A step's result is written out (ends a kernel)
 where something outside the run reads it, where it outlives the list, or
-where more than one step reads it (so no value is computed twice). Every
+where more than one step reads it (so no value is computed twice; but a
+negation of a value is computed again in each kernel that reads it, a sign
+flip being cheaper than an array written and read back). Every
 other step, and any Function not in the table (a comparison, a `where`, a
 sum), stays as it was: a barrier between kernels. A kernel does each
 operation in the order the eager op does, so arithmetic gives the same
@@ -194,7 +196,11 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
                     outside_reads.add(a)
     # a broadcast of a 0-d value, a Conj of a real one: another name for a value (inlined always)
     broadcasts = {r for r, tree in trees.items() if tree[0] == "var"}
-    inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads and reads.get(r) == 1)}
+    # a negation of a value is computed again in each kernel that reads it (a sign flip, exact):
+    # W3's `-x` then fuses into `-x * x` and into x's gradient instead of being a step and an array
+    negations = {r for r, tree in trees.items() if tree[0] == "neg" and tree[1][0] == "var"}
+    inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads
+                                                      and (reads.get(r) == 1 or r in negations))}
     kernels: dict[Tensor, Tree] = {}  # the registers a kernel writes: its expression
     roots = [r for r in trees if r not in inline]
     while roots:
