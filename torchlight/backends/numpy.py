@@ -57,6 +57,8 @@ class NumpyBackend(Backend):
         return isinstance(array, np.ndarray) and array.base is None and array.flags.writeable
 
     def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
+        if type(out) is not np.ndarray:  # a NumPy scalar (what a 0-d array's ufunc gives) has no memory to write
+            return fn(*args)
         return fn(*args, out=out)  # a ufunc: written into `out`'s own memory
 
     def masked(self, values: Any, mask: Any) -> Any:

@@ -58,27 +58,27 @@ if TYPE_CHECKING:
 __all__ = ["ARRAY_FORWARDS", "CHUNK", "WARM", "WARM_LONG", "Steps", "array_kernel", "run_each", "source"]
 
 # Each op's forward as a function of its arguments' arrays (a Tensor argument's array, any other
-# argument as it is), given the array namespace: the calls its `forward` makes, in its order. (The
-# ops made by `ops.common.unary_op`, sin to erf, need no row: their `array_name` says it.)
-ARRAY_FORWARDS: dict[type, Callable[[Any], Callable[..., Any]]] = {
-    Add: lambda xp: operator.add,
-    Sub: lambda xp: operator.sub,
-    Mul: lambda xp: operator.mul,
-    Div: lambda xp: operator.truediv,
-    Neg: lambda xp: operator.neg,
-    MatMul: lambda xp: operator.matmul,
-    Exp: lambda xp: xp.exp,
-    Log: lambda xp: xp.log,
-    Sqrt: lambda xp: xp.sqrt,
-    Abs: lambda xp: xp.abs,
-    Tanh: lambda xp: xp.tanh,
-    ReLU: lambda xp: lambda x: xp.maximum(x, 0),
-    Sigmoid: lambda xp: lambda x: _sigmoid(xp, x),
-    TanhBack: lambda xp: _tanh_back,
-    SigmoidBack: lambda xp: _sigmoid_back,
-    Sum: lambda xp: lambda x, dims, keepdim: xp.sum(x, axis=dims, keepdims=keepdim),
-    Reshape: lambda xp: xp.reshape,
-    BroadcastView: lambda xp: lambda x, shape: xp.broadcast_to(x, tuple(shape)),
+# argument as it is), given the array namespace and the backend: the calls its `forward` makes, in
+# its order. (The ops made by `ops.common.unary_op`, sin to erf, need no row: `array_name` says it.)
+ARRAY_FORWARDS: dict[type, Callable[[Any, Any], Callable[..., Any]]] = {
+    Add: lambda xp, backend: operator.add,
+    Sub: lambda xp, backend: operator.sub,
+    Mul: lambda xp, backend: operator.mul,
+    Div: lambda xp, backend: operator.truediv,
+    Neg: lambda xp, backend: operator.neg,
+    MatMul: lambda xp, backend: operator.matmul,
+    Exp: lambda xp, backend: xp.exp,
+    Log: lambda xp, backend: xp.log,
+    Sqrt: lambda xp, backend: xp.sqrt,
+    Abs: lambda xp, backend: xp.abs,
+    Tanh: lambda xp, backend: xp.tanh,
+    ReLU: lambda xp, backend: lambda x: xp.maximum(x, 0),
+    Sigmoid: lambda xp, backend: lambda x: _sigmoid(backend, x),
+    TanhBack: lambda xp, backend: lambda y, g: _tanh_back(y, g, backend),
+    SigmoidBack: lambda xp, backend: _sigmoid_back,
+    Sum: lambda xp, backend: lambda x, dims, keepdim: xp.sum(x, axis=dims, keepdims=keepdim),
+    Reshape: lambda xp, backend: xp.reshape,
+    BroadcastView: lambda xp, backend: lambda x, shape: xp.broadcast_to(x, tuple(shape)),
 }
 #: the most steps one generated function holds (a longer list is several, called in turn)
 CHUNK = 2000
@@ -101,7 +101,7 @@ def array_kernel(fn: type[Function] | None, forward: Any, args: tuple) -> Callab
         return None
     xp = first.backend.xp
     if make is not None:
-        return make(xp)
+        return make(xp, first.backend)
     return None if name is None else getattr(xp, name)
 
 

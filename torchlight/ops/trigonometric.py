@@ -17,6 +17,7 @@ from torchlight.ops.common import _safe_reciprocal, binary, raw_from_output, una
 from torchlight.ops.complex_numbers import conj, is_complex, refuse_complex
 
 if TYPE_CHECKING:
+    from torchlight.backends import Backend
     from torchlight.tensor import Tensor
 
 
@@ -54,15 +55,14 @@ class Tanh(Function):
             return TanhBack.apply(y, g)
         return g * conj(1.0 - y * y)  # complex: composed (TanhBack is real)
 
-    raw_backward = raw_from_output(lambda y, g, backend: _tanh_back(y, g))  # (complex: `backward` composes)
+    raw_backward = raw_from_output(lambda y, g, backend: _tanh_back(y, g, backend))  # (complex: `backward` composes)
 
 
-def _tanh_back(y: Any, g: Any) -> Any:
-    """g * (1 - y**2) on arrays: TanhBack's forward, and Tanh's backward when nothing records."""
+def _tanh_back(y: Any, g: Any, backend: Backend) -> Any:
+    """g * (1 - y**2) on arrays of `backend`: TanhBack's forward, and Tanh's backward when nothing records."""
     out = y * y  # then updated in place: one new array, not three
-    out -= 1.0
+    out = backend.call_into(out, backend.xp.subtract, 1.0, out)  # (in out's memory where the library can)
     out *= g
-    out *= -1.0
     return out
 
 
@@ -84,7 +84,7 @@ class TanhBack(Function):
     @staticmethod
     def forward(ctx: Context, y: Tensor, g: Tensor) -> Any:
         ctx.save_for_backward(y, g)
-        return _tanh_back(y.data, g.data)
+        return _tanh_back(y.data, g.data, y.backend)
 
     @staticmethod
     def backward(ctx: Context, h: Tensor) -> tuple:
