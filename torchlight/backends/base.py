@@ -285,9 +285,10 @@ class Backend:
     def call_into(self, out: Any, fn: Any, *args: Any) -> Any:
         """`fn(*args)`, written into the array `out` where the library can (NumPy's and CuPy's `out=`).
 
-        Called only with an `out` that `owns_fresh_memory` and that nothing
-        else reads (a compiled program's dead intermediate); the portable
-        answer makes a new array.
+        Called only with an `out` that nothing else reads: one that
+        `owns_fresh_memory` (a compiled program's dead intermediate, an op's
+        own new array) or a block of a result's new array (`compile.blocking`).
+        The portable answer makes a new array; the caller uses what it returns.
         """
         return fn(*args)
 
