@@ -118,6 +118,16 @@ OPS += [
            (Case("number", ((3, 4),), kwargs={"number": 2.6}),), domain=divisors, function="Remainder"),
     binary("tl.floor_divide", _free("floor_divide"), operator.floordiv, "FloorDivide",
            domain=(off_the_steps, divisors), cases=DIVIDE_CASES),
+    # a sum's backward hands its ones to the product (NumPy's backend passes each factor on as it is,
+    # `Backend.is_broadcast_one`): the whole path, against the factors and central differences
+    OpInfo("mul_then_sum", lambda a, b: (a * b).sum(), lambda a, b: np.sum(a * b),
+           (
+               Case("same_shape", ((3, 4), (3, 4)), grad_reference=lambda a, b: (b, a),
+                    note="the gradient of ones reaches the product: each factor is the other's gradient"),
+               Case("one_side", ((3, 4), (3, 4)), grad=(True, False)),
+               Case("broadcast", ((3, 1), (1, 4)), note="factors of other shapes: multiplied, then summed to shape"),
+               Case("0d_1d", ((), (5,))),
+           ), function=("Mul", "Sum")),
     OpInfo("positive", lambda x: x.positive(), operator.pos, UNARY[:3], method="positive"),
     OpInfo("tl.positive", lambda x: tl.positive(x), operator.pos, UNARY[:3]),
 ]

@@ -140,6 +140,10 @@ COPYSIGN_ZEROS = (Case("zeros", ((4,), (4,)), domain=(D.fixed([0.0, 2.0, -3.0, 1
 
 OPS: list[OpInfo] = [
     unary("exp", np.exp, "Exp", domain=D.bounded),
+    # a sum's ones reach exp's backward, which passes its result on as it is (NumPy's backend)
+    OpInfo("exp_then_sum", lambda x: x.exp().sum(), lambda x: np.sum(np.exp(x)),
+           (Case("vector", ((5,),), grad_reference=lambda x: (np.exp(x),)), Case("matrix", ((3, 4),))),
+           domain=D.bounded, function=("Exp", "Sum")),
     unary("log", np.log, "Log", domain=D.positive, cases=UNARY + (
         Case("at_zero", ((2,),), domain=D.fixed([0.0, 1.0]), grad_reference=lambda x: (1.0 / x,),
              double_backward=False, ieee=True, note="log(0) = -inf with gradient inf, as NumPy"),)),
