@@ -95,6 +95,7 @@ class Blocked:
                 reg.data = data
             for reg, _ in self.outside:
                 reg.data = None
+            self.destinations[:] = [None] * len(self.destinations)  # (no block of this call kept)
         for reg, full, _, _ in outs:
             reg.data = full
         if partials is not None:  # (only where the list sums: then `sums` and `total` are set)
@@ -124,7 +125,6 @@ class Blocked:
             for i, (reg, _, flat, _) in enumerate(outs):
                 if reg.data is not destinations[i]:  # (None too: a kernel that made its own array)
                     flat[start:stop] = reg.data
-                destinations[i] = None
             if partials is not None:
                 partials[k] = xp.sum(self.total.data)  # type: ignore[union-attr]  # total is set where partials is
         return partials

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -73,8 +74,8 @@ ARRAY_FORWARDS: dict[type, Callable[[Any, Any], Callable[..., Any]]] = {
     Abs: lambda xp, backend: xp.abs,
     Tanh: lambda xp, backend: xp.tanh,
     ReLU: lambda xp, backend: lambda x: xp.maximum(x, 0),
-    Sigmoid: lambda xp, backend: lambda x: _sigmoid(backend, x),
-    TanhBack: lambda xp, backend: lambda y, g: _tanh_back(y, g, backend),
+    Sigmoid: lambda xp, backend: lambda x: _sigmoid(xp, x),
+    TanhBack: lambda xp, backend: functools.partial(_tanh_back, backend=backend),
     SigmoidBack: lambda xp, backend: _sigmoid_back,
     Sum: lambda xp, backend: lambda x, dims, keepdim: xp.sum(x, axis=dims, keepdims=keepdim),
     Reshape: lambda xp, backend: xp.reshape,

@@ -19,7 +19,6 @@ from torchlight.ops.common import _const, _exp_limit, raw_from_output
 from torchlight.ops.complex_numbers import refuse_complex
 
 if TYPE_CHECKING:
-    from torchlight.backends import Backend
     from torchlight.tensor import Tensor
 
 
@@ -43,7 +42,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Context, a: Tensor) -> Any:
-        return _sigmoid(a.backend, a.data)
+        return _sigmoid(a.backend.xp, a.data)
 
     @staticmethod
     def backward(ctx: Context, g: Tensor) -> Any:
@@ -55,9 +54,8 @@ class Sigmoid(Function):
     raw_backward = raw_from_output(lambda y, g, backend: _sigmoid_back(y, g))  # (complex: `backward` composes)
 
 
-def _sigmoid(backend: Backend, x: Any) -> Any:
-    """Sigmoid's forward on an array of `backend` (and a compiled program's array kernel)."""
-    xp = backend.xp
+def _sigmoid(xp: Any, x: Any) -> Any:
+    """Sigmoid's forward on an array of namespace `xp` (and a compiled program's array kernel)."""
     limit = _exp_limit(xp, x.dtype)
     if limit != limit:  # NaN: a complex dtype, which has no order to clip by
         return 1.0 / (xp.exp(-x) + 1.0)

@@ -33,6 +33,14 @@ def _acosh_backward(g: Any, x: Any) -> Any:
     return _rsqrt_of(x - 1.0, x + 1.0, g)
 
 
+def _tanh_back(y: Any, g: Any, backend: Backend) -> Any:
+    """g * (1 - y**2) on arrays of `backend`: TanhBack's forward, and Tanh's backward when nothing records."""
+    out = y * y  # then updated in place: one new array, not three
+    out = backend.call_into(out, backend.xp.subtract, 1.0, out)  # (in out's memory where the library can)
+    out *= g
+    return out
+
+
 class Tanh(Function):
     array_forward = True  # (its forward computes on the arrays alone)
     complex_grad = True
@@ -55,15 +63,7 @@ class Tanh(Function):
             return TanhBack.apply(y, g)
         return g * conj(1.0 - y * y)  # complex: composed (TanhBack is real)
 
-    raw_backward = raw_from_output(lambda y, g, backend: _tanh_back(y, g, backend))  # (complex: `backward` composes)
-
-
-def _tanh_back(y: Any, g: Any, backend: Backend) -> Any:
-    """g * (1 - y**2) on arrays of `backend`: TanhBack's forward, and Tanh's backward when nothing records."""
-    out = y * y  # then updated in place: one new array, not three
-    out = backend.call_into(out, backend.xp.subtract, 1.0, out)  # (in out's memory where the library can)
-    out *= g
-    return out
+    raw_backward = raw_from_output(_tanh_back)  # (complex: `backward` composes)
 
 
 class TanhBack(Function):
