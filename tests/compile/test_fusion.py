@@ -113,6 +113,56 @@ def test_a_negation_read_twice_is_computed_in_each_kernel_that_reads_it(numba, m
         np.testing.assert_array_equal(g, h)
 
 
+def _kernels(p) -> list[str]:
+    return [s.forward.fused for s in p.infer if hasattr(s.forward, "fused")]
+
+
+def test_a_little_arithmetic_read_by_two_kernels_is_computed_in_each(numba, monkeypatch) -> None:
+    """`m = x * y + 1` read by two kernels (the exps between are barriers) is computed in both: two
+    kernels, not three, and no array for `m`; values equal the unfused replay's to the bit."""
+    def fn(x, y):
+        m = x * y + 1.0
+        return ((m * x + y).exp() + (m * y - x).exp()).sum()
+
+    arrays = data(N, 2)
+    value, grads, p = run(fn, arrays, True, monkeypatch)
+    sources = _kernels(p)
+    assert len(sources) == 2 and all(src.count("*") == 2 for src in sources)
+    plain_value, plain_grads, _ = run(fn, arrays, False, monkeypatch)
+    np.testing.assert_array_equal(value, plain_value)
+    for g, h in zip(grads, plain_grads):
+        np.testing.assert_array_equal(g, h)
+
+
+@pytest.mark.parametrize("case", ["four readers", "too long"])
+def test_a_value_dearer_to_compute_again_than_to_read_is_written_once(case, numba, monkeypatch) -> None:
+    """Four kernels reading `x * y + 1` would read x and y eight times where the value costs one
+    write and six reads; a long expression costs more operations than a pass."""
+    def fn(x, y):
+        if case == "too long":
+            m = (((x * y + 1.0) * x - y) * y + x) * x - 1.0  # 7 operations
+        else:
+            m = x * y + 1.0
+        readers = [(m * x + y).exp(), (m * y - x).exp()]
+        if case == "four readers":
+            readers += [(m * 2.0 + x).exp(), (m * 3.0 - y).exp()]
+        total = readers[0]
+        for r in readers[1:]:
+            total = total + r
+        return total.sum()
+
+    arrays = data(N, 2)
+    value, grads, p = run(fn, arrays, True, monkeypatch)
+    readers = 4 if case == "four readers" else 2
+    sources = _kernels(p)
+    assert sum(src.count("exp") for src in sources) == 0
+    assert len([src for src in sources if src.count("*") == 1]) >= readers  # each reads m, not its terms
+    plain_value, plain_grads, _ = run(fn, arrays, False, monkeypatch)
+    np.testing.assert_allclose(value, plain_value, rtol=1e-13)
+    for g, h in zip(grads, plain_grads):
+        np.testing.assert_array_equal(g, h)
+
+
 def test_float32_stays_float32_and_a_float64_scalar_is_not_fused(numba, monkeypatch) -> None:
     x32 = data(N, 1, np.float32)[0]
     value, (g,), p = run(lambda x: ((x * 0.1 + 1.0) * x).sum(), [x32], True, monkeypatch)

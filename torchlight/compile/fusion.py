@@ -16,9 +16,10 @@ shape (or 0-d), and whose other arguments are numbers (made arrays of that
 dtype, as NumPy's own rule for a Python number does); a broadcast of a 0-d
 value inside such a run. A step's result is written out (ends a kernel)
 where something outside the run reads it, where it outlives the list, or
-where more than one step reads it (so no value is computed twice; but a
-negation of a value is computed again in each kernel that reads it, a sign
-flip being cheaper than an array written and read back). Every
+where more than one step reads it (so no costly value is computed twice;
+but a negation of a value, and a little arithmetic read by a few kernels, is
+computed again in each kernel that reads it, where that is cheaper than an
+array written and read back: `_worth_recomputing`). Every
 other step, and any Function not in the table (a comparison, a `where`, a
 sum), stays as it was: a barrier between kernels. A kernel does each
 operation in the order the eager op does, so arithmetic gives the same
@@ -116,6 +117,10 @@ EXPRESSIONS: dict[type, Callable[..., Tree]] = {
 # (pow too: NumPy's vectorised pow rounds otherwise than numba's or numexpr's, and is the faster)
 TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sin", "cos", "pow"})
 _BINARY = {"+", "-", "*", "/"}
+_ARITHMETIC = _BINARY | {"neg"}
+#: the most operations of a value read by several kernels that each computes again (`_worth_recomputing`;
+#: 0: none)
+RECOMPUTE_OPS = 6
 #: the functions a numba loop's source calls by name, each bound to NumPy's (here and `small_kernels`)
 LOOP_FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sqrt", "abs")
 MAX_INPUTS = 24  # the arrays and constants one kernel reads (numexpr takes a few dozen at most)
@@ -201,6 +206,10 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
     negations = {r for r, tree in trees.items() if tree[0] == "neg" and tree[1][0] == "var"}
     inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads
                                                       and (reads.get(r) == 1 or r in negations))}
+    for r, tree in trees.items():  # a little arithmetic read by a few kernels: computed in each
+        if r not in inline and r not in keep and r not in outside_reads and _worth_recomputing(
+                _inlined(tree, trees, inline), reads[r]):
+            inline.add(r)
     kernels: dict[Tensor, Tree] = {}  # the registers a kernel writes: its expression
     roots = [r for r in trees if r not in inline]
     while roots:
@@ -266,6 +275,19 @@ def _tree(s: BuildStep, meta: dict[Tensor, tuple], backend: Any, transcendental:
     if not transcendental and _functions(tree) & TRANSCENDENTAL:
         return None
     return tree
+
+
+def _worth_recomputing(expr: Tree, readers: int) -> bool:
+    """Whether each of the `readers` kernels reading a value should compute its expression `expr`
+    (what is inlined in it already, inlined) again instead of reading it: arithmetic alone,
+    `RECOMPUTE_OPS` operations at most, and no more array reads in all than writing the value and
+    reading it back take. In W3's blocked step, its sigmoid `e / (e + 1)` (read by the loss and
+    both gradients) and `s * (1 - t * t)` (read by both gradients) are then never arrays: nine
+    steps a block, not eleven, and its kernels read and write 14 block-sized arrays, not 19."""
+    if expr[0] == "var" or _functions(expr) - _ARITHMETIC or _count_ops(expr) > RECOMPUTE_OPS:
+        return False
+    arrays = sum(isinstance(t, Tensor) for t in _inputs(expr))
+    return arrays * (readers - 1) <= readers + 1  # (readers * arrays, against a write and arrays + readers)
 
 
 def _meta(t: Tensor, meta: dict[Tensor, tuple]) -> tuple:
