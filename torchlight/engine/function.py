@@ -29,10 +29,23 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight import grad_mode
 from torchlight.backends.checks import check_same_backend
-from torchlight.engine.observe import observation_point
+from torchlight.engine.observe import ACTIVE as _OBSERVING
+from torchlight.engine.observe import node_made, observation_point
 from torchlight.engine.variable import Variable
 
-_weak = weakref.ref  # (one global lookup per recorded op, not two)
+_new_node = weakref.ref.__new__  # a History's own constructor: a weak reference to its tensor (`History`)
+
+
+def _no_owner() -> None:
+    """The owner of a History built by hand, until a tensor or a stand-in claims it: nobody."""
+    return None
+
+
+class _Nobody:
+    """What a History built by hand refers to (it made no tensor): one object, alive for good."""
+
+
+_NOBODY = _Nobody()
 _PACKAGE = __name__.partition(".")[0]  # this library's top package: its own Functions are not a user's
 
 _state = grad_mode._state  # the thread-local grad mode (one object; each thread sees its own fields)
@@ -214,7 +227,7 @@ def _as_saved(values: tuple, stamp: int) -> tuple:
     return tuple(out)
 
 
-class History:
+class History(weakref.ref):
     """A node of the graph: which Function made a tensor, its Context, its inputs.
 
     `inputs` are the parent tensors, as the seed pages say: the arguments
@@ -230,6 +243,14 @@ class History:
     A History speaks the engine's Variable protocol for the tensor it made
     (`chain_rule` runs the Function's backward); after `retain_grad()` it
     hands that tensor its gradient.
+
+    A History is itself the weak reference to the tensor it made (a
+    `weakref.ref` whose hash and equality are its identity, as any node's):
+    one object for the collector to track per node, not two, where the
+    garbage collector's passes over a growing graph are a quarter of a deep
+    graph's recording (W5). `_owner`, when set, is the weak reference that
+    overrides it: a tensor that took the History over (an in-place op's new
+    version, `retain_grad`), or the `GraphVariable` standing in for it.
 
     Built by hand (`History(F, Context(), [x, x])`, attached with
     `y.history = h`), the inputs are taken as given: each Tensor among them
@@ -254,6 +275,17 @@ class History:
                  "_where", "__weakref__")
     requires_grad = True
     is_leaf = False
+    # a node is itself, whatever its tensor: identity, in C (every comparison, so that none is the
+    # weak reference's, which compares the tensors referred to)
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    # (the order comparisons too: a slot takes C's function only where all six are object's)
+    __lt__, __le__, __gt__, __ge__ = (object.__dict__[name] for name in ("__lt__", "__le__", "__gt__", "__ge__"))
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> History:
+        """A History built by hand refers to nobody (`_record_plain` makes its own with `_new_node`)."""
+        return _new_node(cls, _NOBODY)
 
     def __init__(self, last_fn: Any = None, ctx: Context | None = None, inputs: Sequence[Any] = (),
                  parents: tuple | None = None, shape: Any = None, dtype: Any = None, backend: Any = None) -> None:
@@ -270,7 +302,12 @@ class History:
         self.dtype = dtype
         self.backend = backend
         self.retains_grad = False
-        self._owner: Any = None  # a weak reference to the tensor this History made (or its GraphVariable)
+        self._owner: Any = _no_owner  # (None: the tensor this History refers to; see the class)
+
+    def owner(self) -> Any:
+        """The tensor (or stand-in) this History is the node of, while it lives; else None."""
+        override = self._owner
+        return self() if override is None else override()
 
     @property
     def inputs(self) -> tuple:
@@ -286,7 +323,7 @@ class History:
     def variable(self) -> Variable:
         """The tensor this History made, if it is still alive and still this History's; else the
         `GraphVariable` that stands for it (one per History while the caller holds it)."""
-        owner = None if self._owner is None else self._owner()
+        owner = self.owner()
         if owner is not None and owner.history is self:
             return owner
         stand_in = GraphVariable(self)
@@ -348,7 +385,7 @@ class History:
 
     def accumulate_derivative(self, d: Any, shared: bool = False) -> None:
         """Hand a retained gradient on to the tensor this History made (if still alive)."""
-        owner = None if self._owner is None else self._owner()
+        owner = self.owner()
         if owner is not None:
             owner.accumulate_derivative(d, shared)
 
@@ -620,13 +657,25 @@ def _record_plain(cls: type[Function], inputs: tuple, needs: tuple, edges: tuple
     result = like._wrap(out, backend)
     data = result.data
     result.requires_grad = True
+    # the History, made here without its __init__: itself the weak reference to the result
+    # (History.inputs gives the tensor back while the user holds it)
+    history = result.history = _new_node(History, result)
+    history.last_fn = cls
+    history.ctx = ctx
+    history.edges = edges
+    history.parents = parents
+    history.backend = backend
+    history.retains_grad = False
+    history._owner = None
     try:
-        history = result.history = History(cls, ctx, edges, parents, data.shape, data.dtype, backend)
-        history._owner = _weak(result)  # (History.inputs gives the tensor back while the user holds it)
+        history.shape = data.shape
+        history.dtype = data.dtype
     except AttributeError:
         if type(out) is tuple:
             return _record_several(cls, ctx, out, edges, parents, like)
         raise TypeError(_not_an_array(cls, "forward", data)) from None
+    if _OBSERVING:  # (a recording, a checkpoint: told of each node, as History.__init__'s point tells)
+        node_made(history)
     if cls._custom and ctx.__dict__ and _marked(ctx, out):  # marked non-differentiable: no history
         result.requires_grad = False
         result.history = None

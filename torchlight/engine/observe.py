@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["KINDS", "Observer", "observation_point", "observation_points", "observing"]
+__all__ = ["ACTIVE", "KINDS", "Observer", "node_made", "observation_point", "observation_points", "observing"]
 
 #: what a point reports: a tensor made (after the method), a graph node made (after), a module
 #: called (before), an in-place write or a backward (before: `refused`), a conversion (before)
@@ -65,6 +65,14 @@ _POINTS: dict[tuple[type, str], tuple[str, str]] = {}
 #: the observers now active, each with its thread, innermost last (a recording inside a recording)
 _ACTIVE: list[tuple[Observer, int]] = []
 _ORIGINALS: dict[tuple[type, str], Any] = {}
+ACTIVE = _ACTIVE  # (read, never rebound, by the engine's recording: is anyone observing at all?)
+
+
+def node_made(node: Any) -> None:
+    """Tell this thread's observers of a graph node made without a declared point: the engine's own
+    History of a recorded op, made without its `__init__` (whose point covers one built by hand)."""
+    for observer in _watchers():
+        observer.node_made(node)
 
 
 def observation_point(cls: type, name: str, kind: str, what: str) -> None:
