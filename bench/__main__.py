@@ -35,7 +35,7 @@ import numpy as np
 from bench import report
 from bench import workloads as workloads_module
 from bench.peers import Env
-from bench.timing import agreement, describe, peak_extra_bytes, round_robin
+from bench.timing import Timing, agreement, describe, peak_extra_bytes, round_robin
 from bench.workloads import (
     JAX,
     MICROGRAD,
@@ -140,7 +140,36 @@ def run_workload(w: Workload, args: argparse.Namespace, env: Env) -> dict[str, A
     errors: dict[str, float] = {}
     failed: dict[str, str] = {n: p for n, p in peers.items() if isinstance(p, str)}
     reference = usable[NUMPY](w.key, data, env).grads()
-    for name, make in usable.items():
+    together = [n for n in usable if n not in w.apart]
+    timings, cases = _check_and_time(w, args, env, data, usable, together, reference, errors, failed)
+    memory = {}
+    if env.backend == "numpy":
+        memory = {n: peak_extra_bytes(functools.partial(usable[n], w.key, data, env))
+                  for n in w.memory if n in cases}
+    ran = set(cases)
+    del cases  # (the cases of the peers timed together are let go before any peer apart is made)
+    apart = [n for n in w.apart if n in usable]
+    paired: dict[str, Timing] = {}
+    if apart:  # (made only now: nothing of theirs was alive while the others were timed)
+        partners = [n for num, den in w.ratios if num in apart or den in apart for n in (num, den)
+                    if n in usable and n not in apart and n not in failed]
+        paired, later = _check_and_time(w, args, env, data, usable, list(dict.fromkeys(apart + partners)),
+                                        reference, errors, failed)
+        timings.update({n: paired[n] for n in apart if n in paired})
+        ran |= set(later)
+    for name, why in failed.items():
+        timings.setdefault(name, Timing(error=why))
+    timings = {n: timings[n] for n in w.peers if n in timings}  # the rows in the workload's order
+    return report.summarize(w, timings, errors, memory, recording_seconds(w.key, env, ran), apart=paired)
+
+
+def _check_and_time(w: Workload, args: argparse.Namespace, env: Env, data: dict, usable: dict[str, Any],
+                    names: list[str], reference: dict, errors: dict[str, float],
+                    failed: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The peers `names`, each checked against NumPy by hand's gradients (a failure or a disagreement
+    noted in `failed`), then timed in one round-robin: their timings and cases."""
+    for name in names:
+        make = usable[name]
         try:
             errors[name] = agreement(reference, make(w.key, data, env).grads())
         except (Exception, RecursionError) as exc:
@@ -148,21 +177,15 @@ def run_workload(w: Workload, args: argparse.Namespace, env: Env) -> dict[str, A
             continue
         if errors[name] > w.tolerance:
             failed[name] = f"gradients disagree with NumPy by hand (relative error {errors[name]:.1e})"
-    cases = {n: make(w.key, data, env) for n, make in usable.items() if n not in failed}
+    cases = {n: usable[n](w.key, data, env) for n in names if n not in failed}
+    if not cases:
+        return {}, cases
     reps = w.quick_reps if args.quick else w.reps
-    timings = round_robin(cases, reps, w.quick_inner if args.quick else w.inner, env.sync)
-    for name, why in failed.items():
-        timings.setdefault(name, type(next(iter(timings.values())))(error=why))
-    timings = {n: timings[n] for n in w.peers if n in timings}  # the rows in the workload's order
-    memory = {}
-    if env.backend == "numpy":
-        memory = {n: peak_extra_bytes(functools.partial(usable[n], w.key, data, env))
-                  for n in w.memory if n in cases}
-    return report.summarize(w, timings, errors, memory, recording_seconds(w.key, env, cases))
+    return round_robin(cases, reps, w.quick_inner if args.quick else w.inner, env.sync), cases
 
 
-def recording_seconds(key: str, env: Env, cases: dict[str, Any]) -> dict[str, float]:
-    """The compiled peer's first run (its recording), for each compiled peer that ran."""
+def recording_seconds(key: str, env: Env, cases: Any) -> dict[str, float]:
+    """The compiled peer's first run (its recording), for each compiled peer that ran (`cases`: their names)."""
     names = [n for n in (TL_COMPILED, TL_0D_COMPILED) if n in cases]
     if not names:
         return {}

@@ -37,11 +37,14 @@ def pair_ratio(a: Timing, b: Timing) -> tuple[float, float, float] | None:
 
 
 def summarize(w: Workload, timings: dict[str, Timing], errors: dict[str, float],
-              memory: dict[str, int], recording: dict[str, float] | None = None) -> dict[str, Any]:
+              memory: dict[str, int], recording: dict[str, float] | None = None,
+              apart: dict[str, Timing] | None = None) -> dict[str, Any]:
     """Everything reported about one workload, as plain data (the --json form).
 
     `recording`: seconds of a compiled peer's first run (its recording, paid
     once per process), kept apart from its timed runs, which are replays.
+    `apart`: the round-robin of `w.apart`'s peers and their ratios' partners,
+    timed after the others; a ratio naming one of those peers is taken there.
     """
     rows = {}
     for name, t in timings.items():
@@ -58,8 +61,9 @@ def summarize(w: Workload, timings: dict[str, Timing], errors: dict[str, float],
         rows[name] = row
     ratios = {}
     for num, den in w.ratios:
-        if num in timings and den in timings:
-            r = pair_ratio(timings[num], timings[den])
+        pool = apart if apart and (num in w.apart or den in w.apart) else timings
+        if num in pool and den in pool:
+            r = pair_ratio(pool[num], pool[den])
             ratios[f"{num}/{den}"] = None if r is None else dict(zip(("median", "min", "max"), r))
     targets = []
     for tg in w.targets:

@@ -159,6 +159,56 @@ def test_round_robin_records_a_failing_case() -> None:
     assert out["bad"].error.startswith("RecursionError")
 
 
+def test_a_peer_timed_apart_takes_its_ratios_from_its_own_round_robin() -> None:
+    w = WORKLOADS["W5"]
+    assert w.apart == (TL_0D_COMPILED,)
+    timings = {TL_0D: Timing([1.0, 1.0]), TL_0D_COMPILED: Timing([0.5, 0.5]), TORCH: Timing([1.0, 1.0])}
+    apart = {TL_0D_COMPILED: Timing([0.5, 0.5]), TORCH: Timing([2.0, 2.0])}
+    s = report.summarize(w, timings, {}, {}, apart=apart)
+    assert s["ratios"][f"{TL_0D_COMPILED}/{TORCH}"]["median"] == pytest.approx(0.25)
+    assert s["ratios"][f"{TL_0D}/{TORCH}"]["median"] == pytest.approx(1.0)
+
+
+def test_a_peer_apart_is_made_only_once_the_others_are_timed_and_let_go(monkeypatch) -> None:
+    """W5's compiled case, alive, slows the others' garbage collections: it is made (checked,
+    recorded, timed) after their round-robin, when their cases are gone, beside a fresh partner."""
+    import argparse
+    import dataclasses
+    import gc
+    import weakref
+
+    import bench.__main__ as main
+    from bench.peers import Case
+
+    events: list[tuple[str, str]] = []
+    made: list[weakref.ref] = []
+    alive_then: list[list[Case]] = []  # the cases still alive each time the peer apart is made
+
+    def maker(name: str):
+        def make(key, data, env) -> Case:
+            events.append(("make", name))
+            if name == "apart":
+                gc.collect()
+                alive_then.append([r() for r in made if r() is not None])
+            case = Case(lambda: events.append(("run", name)), lambda: {"x": np.ones(2)})
+            made.append(weakref.ref(case))
+            return case
+        return make
+
+    names = (NUMPY, "other", "partner", "apart")
+    monkeypatch.setattr(main, "load_peers", lambda names_, threads: {n: maker(n) for n in names})
+    w = dataclasses.replace(WORKLOADS["W5"], key="WX", peers=names, ratios=(("apart", "partner"), ("other", NUMPY)),
+                            targets=(), apart=("apart",), reps=2, quick_reps=2, data=lambda: {})
+    args = argparse.Namespace(quick=True, threads=1, torch_compile=False)
+    s = main.run_workload(w, args, Env())
+    first_apart = events.index(("make", "apart"))
+    assert ("run", "apart") not in events[:first_apart]
+    assert all(e != ("run", "other") for e in events[first_apart:])  # the others were done first
+    assert events[first_apart:].count(("make", "partner")) >= 1  # its partner made again beside it
+    assert alive_then and all(not cases for cases in alive_then)
+    assert set(s["frameworks"]) == set(names) and "apart/partner" in s["ratios"]
+
+
 @pytest.mark.parametrize("name", ["bench.workloads", "bench.timing", "bench.report", "bench.peers.numpy_hand",
                                   "bench.peers.torchlight_peer", "bench.peers.compiled_peer",
                                   "bench.peers.minimal_tape",
