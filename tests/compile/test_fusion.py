@@ -163,6 +163,41 @@ def test_a_value_dearer_to_compute_again_than_to_read_is_written_once(case, numb
         np.testing.assert_array_equal(g, h)
 
 
+def _blocked_lists(p) -> list[Blocked]:
+    lists = (p.infer, p.train, p.train_and_backward, p.backward, p.backward_one)
+    return [b for b in lists if type(b) is Blocked]
+
+
+def test_a_float32_kernel_read_only_by_the_sum_sums_its_block_itself(numba, monkeypatch) -> None:
+    """W3's loss `t * s + e`, read by nothing but the sum, is never written: its kernel adds each
+    block's float32 values in float64. The gradients keep their bits; the loss stays within
+    float32 rounding of a float64 reference."""
+    n = MIN_BLOCKS * BLOCK_BYTES // 4 + 1001
+
+    def w3(x, w):
+        return ((x * w).tanh() * x.sigmoid() + (-x * x).exp()).sum()
+
+    arrays = [a - 1.0 for a in data(n, 2, np.float32)]
+    value, grads, p = run(w3, arrays, True, monkeypatch)
+    summing = [b for b in _blocked_lists(p) if b.kernel_sums]
+    assert summing and all(any("total +=" in getattr(s.forward, "fused", "") for s in b.loop) for b in summing)
+    plain_value, plain_grads, q = run(w3, arrays, False, monkeypatch)
+    assert not any(b.kernel_sums for b in _blocked_lists(q))
+    for g, h in zip(grads, plain_grads):
+        np.testing.assert_array_equal(g, h)
+    x, w = (a.astype(np.float64) for a in arrays)
+    reference = (np.tanh(x * w) / (1.0 + np.exp(-x)) + np.exp(-x * x)).sum()
+    assert value == pytest.approx(reference, rel=1e-6) and plain_value == pytest.approx(reference, rel=1e-6)
+
+
+def test_a_float64_kernel_keeps_numpys_pairwise_sum(numba, monkeypatch) -> None:
+    """In float64 a sum added in order would be less accurate than NumPy's pairwise one."""
+    _, _, p = run(lambda x, y: ((x + y) * x).sum(), data(N_BLOCKED, 2), True, monkeypatch)
+    lists = _blocked_lists(p)
+    assert lists and not any(b.kernel_sums for b in lists)
+    assert fused_steps(p.infer) + fused_steps(p.train) > 0
+
+
 def test_float32_stays_float32_and_a_float64_scalar_is_not_fused(numba, monkeypatch) -> None:
     x32 = data(N, 1, np.float32)[0]
     value, (g,), p = run(lambda x: ((x * 0.1 + 1.0) * x).sum(), [x32], True, monkeypatch)

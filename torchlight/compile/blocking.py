@@ -60,7 +60,7 @@ class Blocked:
     """The steps of a list that qualifies, and what to slice and to gather around them."""
 
     __slots__ = ("loop", "after", "reads", "results", "reusable", "total", "sums", "sum_dtype", "shape",
-                 "block", "backend", "length", "outside", "destinations")
+                 "block", "backend", "length", "outside", "destinations", "kernel_sums")
 
     def __init__(self) -> None:
         self.loop: list[Step] = Steps()   # the steps run on each block
@@ -79,6 +79,7 @@ class Blocked:
         # per result, the block of its full array that the step making it writes into
         # (`_write_results_in_place`), or None: that step makes a new array, copied into the full one
         self.destinations: list[Any] = []
+        self.kernel_sums = False  # whether the kernel making `total` sums its block itself (`_sum_in_kernel`)
 
     def run(self, run_steps: Callable[[list[Step]], None], reuse: bool) -> None:
         """The steps, block by block. With `reuse`, a result may be written over a read array
@@ -125,8 +126,9 @@ class Blocked:
             for i, (reg, _, flat, _) in enumerate(outs):
                 if reg.data is not destinations[i]:  # (None too: a kernel that made its own array)
                     flat[start:stop] = reg.data
-            if partials is not None:
-                partials[k] = xp.sum(self.total.data)  # type: ignore[union-attr]  # total is set where partials is
+            if partials is not None:  # (total is set where partials is)
+                data = self.total.data  # type: ignore[union-attr]
+                partials[k] = data if self.kernel_sums else xp.sum(data)
         return partials
 
     def _storage(self, dtype: Any, spare: list[Any]) -> tuple[Any, Any, bool]:
@@ -204,7 +206,27 @@ def plan(steps: list[BuildStep], finished: list[Step], registers: set[Tensor], k
     b.results = [(r, meta[r][1]) for r in written if meta[r][0] == shape and r in keep]
     b.reusable = {r for r in reads if r in spare and meta[r][0] == shape}
     _write_results_in_place(b, steps[:end], meta)
+    if b.total is not None:
+        _sum_in_kernel(b)
     return b
+
+
+def _sum_in_kernel(b: Blocked) -> None:
+    """Where a fused kernel of the loop makes the summed value and nothing but the sum reads it (no
+    other step, no result, no later step), that kernel sums its block itself (`forward.summing`: a
+    float32 kernel's, added in float64), so that the value never reaches memory: one block written
+    and read back, and NumPy's sum of it, fewer per block."""
+    total = b.total
+    makers = [i for i, step in enumerate(b.loop) if step.out is total]
+    if len(makers) != 1:
+        return
+    step = b.loop[makers[0]]
+    summing = getattr(step.forward, "summing", None)
+    read = any(a is total for s in b.loop for a in s.args) or any(a is total for s in b.after[1:] for a in s.args)
+    if summing is None or read or any(r is total for r, _ in b.results) or any(r is total for r in b.reads):
+        return
+    b.loop[makers[0]] = dataclasses.replace(step, forward=summing, kernel=None)
+    b.kernel_sums = True
 
 
 #: the ops whose forward is one call of the namespace's function of this name (an out= ufunc on

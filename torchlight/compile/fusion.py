@@ -61,7 +61,8 @@ from torchlight.ops.trigonometric import Cos, Sin, Tanh, TanhBack
 from torchlight.tensor import Tensor
 
 __all__ = ["ENABLED", "EXPRESSIONS", "LOOP_FUNCTIONS", "TRANSCENDENTAL", "ClipAbove", "Fused", "SigmoidTail",
-           "cuda_source", "fuse", "fused_steps", "kernel_maker", "numba_source", "numexpr_source", "split_sigmoids"]
+           "cuda_source", "fuse", "fused_steps", "kernel_maker", "numba_source", "numba_sum_source", "numexpr_source",
+           "split_sigmoids"]
 
 class ClipAbove(Function):
     """min(a, limit), NaN kept: the first part of a sigmoid split for the kernels (`split_sigmoids`;
@@ -439,20 +440,40 @@ def numba_source(tree: Tree, inputs: list[Any], scalars: Set[Tensor]) -> str:
     return f"def kernel({args}, out):\n    for i in range(out.shape[0]):\n        out[i] = {body}\n"
 
 
-def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
-                  scalars: Set[Tensor]) -> Callable[..., Any]:
-    """A numba kernel for `tree` (one thread; the NumPy error model: no exception where NumPy gives
-    inf or nan). A 0-d array among the inputs is passed as its scalar, to every element."""
+def numba_sum_source(tree: Tree, inputs: list[Any], scalars: Set[Tensor]) -> str:
+    """The loop that sums `tree` over a block instead of writing it (`numba_source`'s arguments, no
+    `out`), in float64: what a float32 kernel whose result only a full sum reads becomes."""
+    args = ", ".join(f"x{i}" for i in range(len(inputs)))
+    names = {k: (f"x{i}[i]" if isinstance(k, Tensor) and k not in scalars else f"x{i}")
+             for i, k in enumerate(inputs)}
+    length = next(names[k][:-3] for k in inputs if isinstance(k, Tensor) and k not in scalars)
+    body = _render(tree, names, lambda a, b: f"({a} ** {b})", {})
+    return (f"def kernel({args}):\n    total = 0.0\n    for i in range({length}.shape[0]):\n"
+            f"        total += {body}\n    return total\n")
+
+
+def _compiled_loop(source: str, inputs: int, xp: Any, **options: Any) -> Any:
+    """numba's compiled function `kernel` of `source`, once per process."""
     numba = importlib.import_module("numba")
-    xp = backend.xp
-    source = numba_source(tree, inputs, scalars)
-    key = (source, len(inputs))
+    key = (source, inputs)
     with _NUMBA_LOCK:
         loop = _NUMBA_CACHE.get(key)
         if loop is None:
             space: dict[str, Any] = {name: getattr(xp, name) for name in LOOP_FUNCTIONS}
             exec(compile(source, "<torchlight fused kernel>", "exec"), space)  # noqa: S102 (our own source)
-            loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True)(space["kernel"])
+            loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True, **options)(space["kernel"])
+    return loop
+
+
+def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
+                  scalars: Set[Tensor]) -> Callable[..., Any]:
+    """A numba kernel for `tree` (one thread; the NumPy error model: no exception where NumPy gives
+    inf or nan). A 0-d array among the inputs is passed as its scalar, to every element. A float32
+    kernel also says how to sum its values over a block without writing them (`forward.summing`,
+    which `blocking` uses where a full sum is all that reads the kernel's result)."""
+    xp = backend.xp
+    source = numba_source(tree, inputs, scalars)
+    loop = _compiled_loop(source, len(inputs), xp)
     constants = tuple(xp.asarray(k[2], dtype=dtype)[()] for k in inputs if not isinstance(k, Tensor))
 
     def into(out: Any, *tensors: Tensor) -> Any:
@@ -470,7 +491,32 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
 
     forward.fused = source  # type: ignore[attr-defined]
     forward.into = into  # type: ignore[attr-defined]  # (what `blocking` writes a result's block with)
+    if dtype.itemsize == 4:
+        forward.summing = _summing(tree, inputs, scalars, constants, xp)  # type: ignore[attr-defined]
     return forward
+
+
+def _summing(tree: Tree, inputs: list[Any], scalars: Set[Tensor], constants: tuple, xp: Any) -> Callable[..., Any]:
+    """A float32 kernel's sum over a block, as a float64 number, made (compiled) on its first call.
+
+    Each element is the kernel's expression in float32, and the elements are added in float64 in
+    the order numba's vectoriser picks (`reassoc`, which also lets it regroup a chain of additions
+    inside the expression): a loss, summed, within float32 rounding of the one written out and
+    summed by NumPy (whose float32 pairwise sum rounds each partial sum to float32; W3's loss came
+    out closer to a float64 reference, 2.1e-8 against 8.7e-8). Only a value that nothing but the
+    sum reads is summed so, so no gradient changes."""
+    source = numba_sum_source(tree, inputs, scalars)
+    loop: list[Any] = []
+
+    def summing(ctx: Any, *tensors: Tensor) -> float:
+        if not loop:
+            loop.append(_compiled_loop(source, len(inputs), xp, fastmath={"reassoc"}))
+        arrays = [t.data for t in tensors]
+        flat = [a if a.ndim == 1 else xp.reshape(a, (-1,)) if a.ndim else a[()] for a in arrays]
+        return loop[0](*flat, *constants)
+
+    summing.fused = source  # type: ignore[attr-defined]
+    return summing
 
 
 def _cupy_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any, scalars: Set[Tensor] = frozenset(),
