@@ -27,6 +27,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -184,9 +185,9 @@ def _check_and_time(w: Workload, args: argparse.Namespace, env: Env, data: dict,
     return round_robin(cases, reps, w.quick_inner if args.quick else w.inner, env.sync), cases
 
 
-def recording_seconds(key: str, env: Env, cases: Any) -> dict[str, float]:
-    """The compiled peer's first run (its recording), for each compiled peer that ran (`cases`: their names)."""
-    names = [n for n in (TL_COMPILED, TL_0D_COMPILED) if n in cases]
+def recording_seconds(key: str, env: Env, ran: Collection[str]) -> dict[str, float]:
+    """The compiled peer's first run (its recording), for each compiled peer among the peers that `ran`."""
+    names = [n for n in (TL_COMPILED, TL_0D_COMPILED) if n in ran]
     if not names:
         return {}
     from bench.peers.compiled_peer import RECORDING

@@ -223,7 +223,7 @@ def _sum_in_kernel(b: Blocked) -> None:
     step = b.loop[makers[0]]
     summing = getattr(step.forward, "summing", None)
     read = any(a is total for s in b.loop for a in s.args) or any(a is total for s in b.after[1:] for a in s.args)
-    if summing is None or read or any(r is total for r, _ in b.results) or any(r is total for r in b.reads):
+    if summing is None or read or any(r is total for r, _ in b.results):
         return
     b.loop[makers[0]] = dataclasses.replace(step, forward=summing, kernel=None)
     b.kernel_sums = True

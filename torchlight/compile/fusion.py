@@ -202,14 +202,10 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
                     outside_reads.add(a)
     # a broadcast of a 0-d value, a Conj of a real one: another name for a value (inlined always)
     broadcasts = {r for r, tree in trees.items() if tree[0] == "var"}
-    # a negation of a value is computed again in each kernel that reads it (a sign flip, exact):
-    # W3's `-x` then fuses into `-x * x` and into x's gradient instead of being a step and an array
-    negations = {r for r, tree in trees.items() if tree[0] == "neg" and tree[1][0] == "var"}
-    inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads
-                                                      and (reads.get(r) == 1 or r in negations))}
-    for r, tree in trees.items():  # a little arithmetic read by a few kernels: computed in each
+    inline = {r for r in trees if r in broadcasts or (r not in keep and r not in outside_reads and reads.get(r) == 1)}
+    for r, tree in trees.items():  # what several kernels read, computed in each where that is cheaper
         if r not in inline and r not in keep and r not in outside_reads and _worth_recomputing(
-                _inlined(tree, trees, inline), reads[r]):
+                tree, _inlined(tree, trees, inline), reads[r]):
             inline.add(r)
     kernels: dict[Tensor, Tree] = {}  # the registers a kernel writes: its expression
     roots = [r for r in trees if r not in inline]
@@ -278,13 +274,17 @@ def _tree(s: BuildStep, meta: dict[Tensor, tuple], backend: Any, transcendental:
     return tree
 
 
-def _worth_recomputing(expr: Tree, readers: int) -> bool:
-    """Whether each of the `readers` kernels reading a value should compute its expression `expr`
-    (what is inlined in it already, inlined) again instead of reading it: arithmetic alone,
-    `RECOMPUTE_OPS` operations at most, and no more array reads in all than writing the value and
-    reading it back take. In W3's blocked step, its sigmoid `e / (e + 1)` (read by the loss and
-    both gradients) and `s * (1 - t * t)` (read by both gradients) are then never arrays: nine
-    steps a block, not eleven, and its kernels read and write 14 block-sized arrays, not 19."""
+def _worth_recomputing(tree: Tree, expr: Tree, readers: int) -> bool:
+    """Whether each of the `readers` kernels reading a value should compute it again instead of
+    reading it: a negation of a value (`tree`, the step's own expression: a sign flip, exact, so
+    W3's `-x` fuses into `-x * x` and into x's gradient), or an expression `expr` (what is inlined
+    in it already, inlined) of arithmetic alone, `RECOMPUTE_OPS` operations at most, with no more
+    array reads in all than writing the value and reading it back take. In W3's blocked step, its
+    sigmoid `e / (e + 1)` (read by the loss and both gradients) and `s * (1 - t * t)` (read by
+    both gradients) are then never arrays: nine steps a block, not eleven, and its kernels read and
+    write 14 block-sized arrays, not 19."""
+    if tree[0] == "neg" and tree[1][0] == "var":
+        return True
     if expr[0] == "var" or _functions(expr) - _ARITHMETIC or _count_ops(expr) > RECOMPUTE_OPS:
         return False
     arrays = sum(isinstance(t, Tensor) for t in _inputs(expr))
@@ -426,43 +426,56 @@ def _numexpr_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     return forward
 
 
-_NUMBA_CACHE: dict[tuple[str, int], Any] = {}  # (source, inputs) -> the compiled loop (one per process)
+_NUMBA_CACHE: dict[tuple[str, int, bool], Any] = {}  # (source, inputs, reassoc) -> the compiled loop (one per process)
 _NUMBA_LOCK = threading.Lock()
+
+
+def _loop_arguments(tree: Tree, inputs: list[Any], scalars: Set[Tensor]) -> tuple[str, str, str]:
+    """A numba loop's argument list (x0, x1, ...), `tree` as one element's expression of them (an
+    array's element `xk[i]`; a 0-d one, in `scalars`, and a constant as its scalar), and an array
+    whose length the loop runs over."""
+    names = {k: (f"x{i}[i]" if isinstance(k, Tensor) and k not in scalars else f"x{i}")
+             for i, k in enumerate(inputs)}
+    length = next(f"x{i}" for i, k in enumerate(inputs) if isinstance(k, Tensor) and k not in scalars)
+    body = _render(tree, names, lambda a, b: f"({a} ** {b})", {})
+    return ", ".join(f"x{i}" for i in range(len(inputs))), body, length
 
 
 def numba_source(tree: Tree, inputs: list[Any], scalars: Set[Tensor]) -> str:
     """The Python loop numba compiles for `tree`: flat arrays x0, x1, ... of one length (a 0-d one,
     in `scalars`, and a constant passed as a scalar of the kernel's dtype), written into `out`."""
-    args = ", ".join(f"x{i}" for i in range(len(inputs)))
-    names = {k: (f"x{i}[i]" if isinstance(k, Tensor) and k not in scalars else f"x{i}")
-             for i, k in enumerate(inputs)}
-    body = _render(tree, names, lambda a, b: f"({a} ** {b})", {})
+    args, body, _ = _loop_arguments(tree, inputs, scalars)
     return f"def kernel({args}, out):\n    for i in range(out.shape[0]):\n        out[i] = {body}\n"
 
 
 def numba_sum_source(tree: Tree, inputs: list[Any], scalars: Set[Tensor]) -> str:
     """The loop that sums `tree` over a block instead of writing it (`numba_source`'s arguments, no
     `out`), in float64: what a float32 kernel whose result only a full sum reads becomes."""
-    args = ", ".join(f"x{i}" for i in range(len(inputs)))
-    names = {k: (f"x{i}[i]" if isinstance(k, Tensor) and k not in scalars else f"x{i}")
-             for i, k in enumerate(inputs)}
-    length = next(names[k][:-3] for k in inputs if isinstance(k, Tensor) and k not in scalars)
-    body = _render(tree, names, lambda a, b: f"({a} ** {b})", {})
+    args, body, length = _loop_arguments(tree, inputs, scalars)
     return (f"def kernel({args}):\n    total = 0.0\n    for i in range({length}.shape[0]):\n"
             f"        total += {body}\n    return total\n")
 
 
-def _compiled_loop(source: str, inputs: int, xp: Any, **options: Any) -> Any:
-    """numba's compiled function `kernel` of `source`, once per process."""
+def _compiled_loop(source: str, inputs: int, xp: Any, reassoc: bool = False) -> Any:
+    """numba's compiled function `kernel` of `source`, once per process (`reassoc`: numba's fastmath
+    flag of that name, which lets a float reduction vectorise)."""
     numba = importlib.import_module("numba")
-    key = (source, inputs)
+    key = (source, inputs, reassoc)
     with _NUMBA_LOCK:
         loop = _NUMBA_CACHE.get(key)
         if loop is None:
             space: dict[str, Any] = {name: getattr(xp, name) for name in LOOP_FUNCTIONS}
             exec(compile(source, "<torchlight fused kernel>", "exec"), space)  # noqa: S102 (our own source)
-            loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True, **options)(space["kernel"])
+            fastmath = {"reassoc"} if reassoc else False
+            loop = _NUMBA_CACHE[key] = numba.njit(error_model="numpy", nogil=True, fastmath=fastmath)(space["kernel"])
     return loop
+
+
+def _flat(tensors: tuple, xp: Any) -> list[Any]:
+    """The Tensors' arrays as a numba loop takes them: 1-d as they are (a block is flat already: the
+    namespace's reshape costs 0.7 us a call, a dozen calls a block), others flattened, 0-d as scalars."""
+    arrays = [t.data for t in tensors]
+    return [a if a.ndim == 1 else xp.reshape(a, (-1,)) if a.ndim else a[()] for a in arrays]
 
 
 def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
@@ -477,10 +490,8 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     constants = tuple(xp.asarray(k[2], dtype=dtype)[()] for k in inputs if not isinstance(k, Tensor))
 
     def into(out: Any, *tensors: Tensor) -> Any:
-        arrays = [t.data for t in tensors]
-        shape = next(a.shape for a in arrays if a.ndim)
-        # (a block is flat already: the namespace's reshape costs 0.7 us a call, a dozen calls a block)
-        flat = [a if a.ndim == 1 else xp.reshape(a, (-1,)) if a.ndim else a[()] for a in arrays]
+        shape = next(t.data.shape for t in tensors if t.data.ndim)
+        flat = _flat(tensors, xp)
         if out is None:
             out = xp.empty(shape, dtype=dtype)
         loop(*flat, *constants, out if out.ndim == 1 else xp.reshape(out, (-1,)))
@@ -506,14 +517,9 @@ def _summing(tree: Tree, inputs: list[Any], scalars: Set[Tensor], constants: tup
     out closer to a float64 reference, 2.1e-8 against 8.7e-8). Only a value that nothing but the
     sum reads is summed so, so no gradient changes."""
     source = numba_sum_source(tree, inputs, scalars)
-    loop: list[Any] = []
 
-    def summing(ctx: Any, *tensors: Tensor) -> float:
-        if not loop:
-            loop.append(_compiled_loop(source, len(inputs), xp, fastmath={"reassoc"}))
-        arrays = [t.data for t in tensors]
-        flat = [a if a.ndim == 1 else xp.reshape(a, (-1,)) if a.ndim else a[()] for a in arrays]
-        return loop[0](*flat, *constants)
+    def summing(ctx: Any, *tensors: Tensor) -> float:  # (compiled on the first call, then cached)
+        return _compiled_loop(source, len(inputs), xp, reassoc=True)(*_flat(tensors, xp), *constants)
 
     summing.fused = source  # type: ignore[attr-defined]
     return summing
