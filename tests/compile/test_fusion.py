@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 import torchlight as tl
 from torchlight.compile import fusion
 from torchlight.compile.blocking import BLOCK_BYTES, MIN_BLOCKS, Blocked
-from torchlight.compile.fusion import cuda_source, fused_steps, numba_source, numexpr_source
+from torchlight.compile.fusion import cuda_expression, cuda_source, fused_steps, numba_source, numexpr_source
 from torchlight.ops.arithmetic import Neg
 from torchlight.ops.complex_numbers import Conj
+from torchlight.ops.reductions import Sum
 
 N = fusion.MIN_ELEMENTS + 123  # fused, not blocked
 N_BLOCKED = MIN_BLOCKS * BLOCK_BYTES // 8 + 1001  # float64: fused and blocked
@@ -198,6 +199,64 @@ def test_a_float64_kernel_keeps_numpys_pairwise_sum(numba, monkeypatch) -> None:
     assert fused_steps(p.infer) + fused_steps(p.train) > 0
 
 
+def _reductions(steps) -> list:
+    """The steps of a list (not blocked) that sum a kernel's value in the kernel (`sum_in_kernels`)."""
+    return [s for s in steps if getattr(s.forward, "__name__", "") == "reducing"]
+
+
+def w3(x, w):
+    return ((x * w).tanh() * x.sigmoid() + (-x * x).exp()).sum()
+
+
+def test_a_float32_kernel_read_only_by_a_full_sum_is_summed_in_the_kernel_when_not_blocked(numba, monkeypatch) -> None:
+    """Below the blocking size, W3's loss `t * s + e` becomes one reduction (no Sum step, no array of
+    the loss's terms): the loss within float32 rounding of a float64 reference, a float32 scalar as
+    NumPy's sum gives, the gradients to the bit."""
+    arrays = [a - 1.0 for a in data(N, 2, np.float32)]
+    value, grads, p = run(w3, arrays, True, monkeypatch)
+    assert type(p.infer) is not Blocked
+    (reduction,) = _reductions(p.infer)
+    assert "total +=" in reduction.forward.fused and not any(s.forward is Sum.forward for s in p.infer)
+    assert p.infer[-1] is reduction  # (the last step: the loss itself)
+    plain_value, plain_grads, q = run(w3, arrays, False, monkeypatch)
+    assert not _reductions(q.infer) and not _reductions(q.train)
+    assert value.dtype == np.float32 == plain_value.dtype
+    for g, h in zip(grads, plain_grads):
+        np.testing.assert_array_equal(g, h)
+    x, w = (a.astype(np.float64) for a in arrays)
+    reference = (np.tanh(x * w) / (1.0 + np.exp(-x)) + np.exp(-x * x)).sum()
+    assert value == pytest.approx(reference, rel=1e-6) and plain_value == pytest.approx(reference, rel=1e-6)
+
+
+def _value(x):
+    return (x * 2.0 + 1.0) * x  # (one kernel)
+
+
+@pytest.mark.parametrize("case,fn", [
+    ("float64: NumPy's pairwise sum kept", lambda x: _value(x).sum()),
+    ("the value is also handed out", lambda x: (lambda y: (y.sum(), y))(_value(x))),
+    ("the value is read again", lambda x: (lambda y: y.sum() * y.max())(_value(x))),
+    ("a sum over one axis", lambda x: _value(x).sum(dim=1).sum()),
+    ("a sum that keeps its dims", lambda x: _value(x).sum(keepdim=True).sum()),
+])
+def test_a_sum_is_left_to_numpy_where_the_kernel_may_not_sum_it(case, fn, numba, monkeypatch) -> None:
+    dtype = np.float64 if case.startswith("float64") else np.float32
+    x = data(N, 1, dtype)[0].reshape(-1, 1)
+    monkeypatch.setattr(fusion, "ENABLED", True)
+    monkeypatch.setattr(fusion, "NUMPY_KERNELS", ("numba",))
+    t = tl.tensor(x)
+    compiled = tl.compile(fn)
+    compiled(t)
+    got = compiled(t)
+    (programs,) = compiled.programs.values()
+    p = programs[0]
+    assert fused_steps(p.infer) > 0 and not _reductions(p.infer), case  # (it fuses; the sum stays NumPy's)
+    monkeypatch.setattr(fusion, "ENABLED", False)
+    want = fn(t)
+    for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6)
+
+
 def test_float32_stays_float32_and_a_float64_scalar_is_not_fused(numba, monkeypatch) -> None:
     x32 = data(N, 1, np.float32)[0]
     value, (g,), p = run(lambda x: ((x * 0.1 + 1.0) * x).sum(), [x32], True, monkeypatch)
@@ -275,6 +334,7 @@ def test_the_sources_of_one_expression() -> None:
     assert inputs[:2] == [y, x]  # (tensors in order of first use, then the constants 1 and 1.5)
     assert numexpr_source(tree, inputs) == "((x0 * (x2 - (x1 * x1))) + (abs(x1) ** x3))"
     assert cuda_source(tree, inputs) == "out = ((x0 * (x2 - (x1 * x1))) + pow(fabs(x1), x3));"
+    assert cuda_expression(tree, inputs) == "((x0 * (x2 - (x1 * x1))) + pow(fabs(x1), x3))"  # (a reduction's map)
     assert "out[i] = ((x0 * (x2 - (x1[i] * x1[i]))) + (abs(x1[i]) ** x3))" in numba_source(tree, inputs, {y})
 
 
@@ -295,10 +355,28 @@ class StandIn:
         return np.asarray(space["out"])
 
 
+class ReductionStandIn(StandIn):
+    """cupy.ReductionKernel for a test without a GPU: maps with NumPy, then adds as `reduce_expr` says."""
+
+    reductions: list[tuple[str, ...]] = []
+
+    def __init__(self, in_params: str, out_params: str, map_expr: str, reduce_expr: str, post_map_expr: str,
+                 identity: str, name: str) -> None:
+        self.inputs = [p.split()[1] for p in in_params.split(", ")]
+        self.operation = f"out = {map_expr}"
+        assert (reduce_expr, post_map_expr, identity) == ("a + b", "out = a", "0")  # (what `__call__` does)
+        ReductionStandIn.reductions.append((in_params, out_params, map_expr))
+
+    def __call__(self, *arrays: np.ndarray) -> np.ndarray:
+        mapped = super().__call__(*arrays)
+        return np.sum(np.broadcast_to(mapped, np.broadcast_shapes(*(a.shape for a in arrays))))
+
+
 def test_cupy_kernels_through_a_stand_in(monkeypatch) -> None:
-    """CuPy's kernel maker, with cupy.ElementwiseKernel replaced by `StandIn`: transcendentals fuse too."""
+    """CuPy's kernel maker, with cupy.ElementwiseKernel replaced by `StandIn`: transcendentals fuse
+    too, and the loss's terms are summed by a reduction kernel (`ReductionStandIn`), not written."""
     def maker(backend):
-        return lambda *a: fusion._cupy_kernel(*a, elementwise_kernel=StandIn)
+        return lambda *a: fusion._cupy_kernel(*a, elementwise_kernel=StandIn, reduction_kernel=ReductionStandIn)
 
     monkeypatch.setattr(fusion, "kernel_maker", maker)
     monkeypatch.setattr(fusion, "MIN_ELEMENTS", 0)
@@ -307,10 +385,15 @@ def test_cupy_kernels_through_a_stand_in(monkeypatch) -> None:
         return ((x * w).tanh() * x.sigmoid() + (-x * x).exp()).sum()
 
     StandIn.made.clear()
+    ReductionStandIn.reductions.clear()
     arrays = data(1000, 2, np.float32)
     value, grads, p = run(w3, arrays, True, monkeypatch)
     assert StandIn.made and all(m[1] == "T out" for m in StandIn.made)
     assert any("tanh(" in m[2] for m in StandIn.made) and any("exp(" in m[2] for m in StandIn.made)
+    (reduction,) = _reductions(p.infer)  # the loss: its kernel's terms summed, no Sum step
+    assert p.infer[-1] is reduction and not any(s.forward is Sum.forward for s in p.infer)
+    assert reduction.forward.fused in {r[2] for r in ReductionStandIn.reductions}
+    assert type(value) is np.ndarray and value.shape == () and value.dtype == np.float32
     monkeypatch.setattr(fusion, "kernel_maker", lambda backend: None)
     plain_value, plain_grads, _ = run(w3, arrays, False, monkeypatch)
     np.testing.assert_allclose(value, plain_value, rtol=1e-5)

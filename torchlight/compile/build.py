@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchlight.compile import derive, straight
 from torchlight.compile.blocking import Blocked, plan
-from torchlight.compile.fusion import fuse, split_sigmoids
+from torchlight.compile.fusion import fuse, split_sigmoids, sum_in_kernels
 from torchlight.compile.program import Program, opaque_backward, opaque_forward, outside_signature
 from torchlight.compile.record import OpaqueBackward
 from torchlight.compile.small_kernels import find_runs, kernel_replays
@@ -253,6 +253,9 @@ def _finished(p: Program, steps: list[BuildStep], registers: set[Tensor], keep: 
     blocked = plan(steps, done, registers, keep, spare, meta, p.backend)
     if blocked is not None:
         return blocked
+    reduced = sum_in_kernels(steps, keep, meta)  # (a blocked list sums in its kernels a block at a time)
+    if reduced is not steps:
+        steps, done = reduced, _finish(reduced, registers, keep, mine, meta)
     if kernels is not False and len(done) <= 2 * straight.CHUNK:  # (a longer one is generated a chunk per replay)
         handed = keep & {*p.outputs, *(g for g in p.grads if g is not None)}
         done.runs = find_runs(steps, done, keep, handed, meta, p.backend, straight.CHUNK) or None

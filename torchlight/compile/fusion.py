@@ -8,7 +8,9 @@ expression at once, with a kernel made for the program's backend
 in small blocks in one pass (an optional library: without it nothing is
 fused); an elementwise kernel for CuPy arrays. Where the list is also
 replayed a block at a time (`blocking.plan`), the fused step runs on each
-block, so what it does not write out stays in the cache.
+block, so what it does not write out stays in the cache; where it is not, a
+kernel's value that only a full sum reads is summed by the kernel itself
+(`sum_in_kernels`: CuPy's reduction kernel, a float32 numba loop).
 
 What fuses: a step of a Function in `EXPRESSIONS`, whose Tensor arguments
 and result are of one real floating dtype (float32 or float64) and of one
@@ -56,13 +58,14 @@ from torchlight.ops.arithmetic import Add, Div, Mul, Neg, Pow, Sub
 from torchlight.ops.common import _exp_limit
 from torchlight.ops.complex_numbers import Conj
 from torchlight.ops.elementwise import Abs, Exp, Inv, InvBack, Log, LogBack, Sqrt
+from torchlight.ops.reductions import Sum
 from torchlight.ops.shapes import BroadcastView
 from torchlight.ops.trigonometric import Cos, Sin, Tanh, TanhBack
 from torchlight.tensor import Tensor
 
 __all__ = ["ENABLED", "EXPRESSIONS", "LOOP_FUNCTIONS", "TRANSCENDENTAL", "ClipAbove", "Fused", "SigmoidTail",
-           "cuda_source", "fuse", "fused_steps", "kernel_maker", "numba_source", "numba_sum_source", "numexpr_source",
-           "split_sigmoids"]
+           "cuda_expression", "cuda_source", "fuse", "fused_steps", "kernel_maker", "numba_source", "numba_sum_source",
+           "numexpr_source", "split_sigmoids", "sum_in_kernels"]
 
 class ClipAbove(Function):
     """min(a, limit), NaN kept: the first part of a sigmoid split for the kernels (`split_sigmoids`;
@@ -244,6 +247,37 @@ def fuse(steps: list[BuildStep], keep: set[Tensor], meta: dict[Tensor, tuple], b
     return out
 
 
+def sum_in_kernels(steps: list[BuildStep], keep: Set[Tensor], meta: dict[Tensor, tuple]) -> list[BuildStep]:
+    """`steps` (fused, and not replayed a block at a time) with each full sum of a kernel's value
+    that nothing else reads (no other step, not `keep`) made by that kernel's reduction instead
+    (`forward.reducing`: CuPy's reduction kernel; a float32 numba kernel's sum in float64), so
+    the value is never written out: W3's loss `(t * s + e).sum()` reads t, s and e once, and
+    writes nothing of the full size. Unchanged where no kernel can sum itself."""
+    makers = {s.out: k for k, s in enumerate(steps) if getattr(s.forward, "reducing", None) is not None}
+    if not makers:
+        return steps
+    reads: dict[Tensor, int] = {}
+    for s in steps:
+        for a in s.args:
+            if isinstance(a, Tensor):
+                reads[a] = reads.get(a, 0) + 1
+    replaced: dict[int, BuildStep] = {}  # a sum's position: the reduction that takes its place
+    dropped: set[int] = set()  # the positions of the kernels that reduce instead
+    for k, s in enumerate(steps):
+        if s.fn is not Sum or not isinstance(s.args[0], Tensor) or s.args[0] not in makers:
+            continue
+        summed, dims, keepdim = s.args
+        if keepdim or summed in keep or reads[summed] != 1 or tuple(dims) != tuple(range(len(meta[summed][0]))):
+            continue
+        maker = steps[makers[summed]]
+        reducing = maker.forward.reducing  # type: ignore[attr-defined]  # (`makers` holds only those)
+        replaced[k] = BuildStep(maker.fn, reducing, None, maker.args, s.writes, s.out)
+        dropped.add(makers[summed])
+    if not replaced:
+        return steps
+    return [replaced.get(k, s) for k, s in enumerate(steps) if k not in dropped]
+
+
 def _tree(s: BuildStep, meta: dict[Tensor, tuple], backend: Any, transcendental: bool) -> Tree | None:
     """The expression of one step in its arguments, or None where it does not fuse."""
     if s.fn is None or len(s.writes) != 1 or s.out not in meta:
@@ -366,10 +400,15 @@ def numexpr_source(tree: Tree, inputs: list[Any]) -> str:
     return _render(tree, _names(inputs), lambda a, b: f"({a} ** {b})", {})
 
 
+def cuda_expression(tree: Tree, inputs: list[Any]) -> str:
+    """`tree` as a CUDA expression of inputs x0, x1, ..., every constant an input too (an array of
+    the kernel's dtype), so that the source is also valid Python: a reduction kernel's map."""
+    return _render(tree, _names(inputs), lambda a, b: f"pow({a}, {b})", {"abs": "fabs"})
+
+
 def cuda_source(tree: Tree, inputs: list[Any]) -> str:
-    """The CUDA operation of an elementwise kernel (`out = ...;`): inputs x0, x1, ..., every
-    constant an input too (an array of the kernel's dtype), so that the source is also valid Python."""
-    return f"out = {_render(tree, _names(inputs), lambda a, b: f'pow({a}, {b})', {'abs': 'fabs'})};"
+    """The CUDA operation of an elementwise kernel (`out = ...;`), of `cuda_expression`'s inputs."""
+    return f"out = {cuda_expression(tree, inputs)};"
 
 
 # ------------------------------------------------------------------------------------- the kernel makers
@@ -503,8 +542,19 @@ def _numba_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any,
     forward.fused = source  # type: ignore[attr-defined]
     forward.into = into  # type: ignore[attr-defined]  # (what `blocking` writes a result's block with)
     if dtype.itemsize == 4:
-        forward.summing = _summing(tree, inputs, scalars, constants, xp)  # type: ignore[attr-defined]
+        summing = forward.summing = _summing(tree, inputs, scalars, constants, xp)  # type: ignore[attr-defined]
+        forward.reducing = _reducing(summing, dtype)  # type: ignore[attr-defined]
     return forward
+
+
+def _reducing(summing: Callable[..., float], dtype: Any) -> Callable[..., Any]:
+    """A float32 kernel's full sum as NumPy's sum gives it (a scalar of the kernel's dtype), added
+    in float64 (`_summing`): what `sum_in_kernels` runs where the list is not blocked."""
+    def reducing(ctx: Any, *tensors: Tensor) -> Any:
+        return dtype.type(summing(ctx, *tensors))
+
+    reducing.fused = summing.fused  # type: ignore[attr-defined]
+    return reducing
 
 
 def _summing(tree: Tree, inputs: list[Any], scalars: Set[Tensor], constants: tuple, xp: Any) -> Callable[..., Any]:
@@ -526,17 +576,31 @@ def _summing(tree: Tree, inputs: list[Any], scalars: Set[Tensor], constants: tup
 
 
 def _cupy_kernel(tree: Tree, inputs: list[Any], dtype: Any, backend: Any, scalars: Set[Tensor] = frozenset(),
-                 elementwise_kernel: Any = None) -> Callable[..., Any]:
-    """A CuPy elementwise kernel for `tree` (`elementwise_kernel`: cupy.ElementwiseKernel, or a stand-in)."""
-    if elementwise_kernel is None:
-        elementwise_kernel = importlib.import_module("cupy").ElementwiseKernel
+                 elementwise_kernel: Any = None, reduction_kernel: Any = None) -> Callable[..., Any]:
+    """A CuPy elementwise kernel for `tree` (`elementwise_kernel`: cupy.ElementwiseKernel, or a
+    stand-in), and the reduction kernel that sums its values without writing them
+    (`forward.reducing`, which `sum_in_kernels` uses; `reduction_kernel`: cupy.ReductionKernel, or
+    a stand-in). Each kernel is compiled by CuPy on its first call, and cached by CuPy."""
+    if elementwise_kernel is None or reduction_kernel is None:
+        cupy = importlib.import_module("cupy")
+        elementwise_kernel = elementwise_kernel or cupy.ElementwiseKernel
+        reduction_kernel = reduction_kernel or cupy.ReductionKernel
     source = cuda_source(tree, inputs)
     params = ", ".join(f"T x{i}" for i in range(len(inputs)))
     kernel = elementwise_kernel(params, "T out", source, "torchlight_fused")
+    # a tree reduction in the kernel's dtype, as cupy.sum adds: the same rounding as the value
+    # written out and summed, without the pass that writes it and the pass that reads it back
+    expression = cuda_expression(tree, inputs)
+    total = reduction_kernel(params, "T out", expression, "a + b", "out = a", "0", "torchlight_fused_sum")
     constants = _constants(inputs, dtype, backend.xp)
 
     def forward(ctx: Any, *tensors: Tensor) -> Any:
         return kernel(*[t.data for t in tensors], *constants)
 
+    def reducing(ctx: Any, *tensors: Tensor) -> Any:
+        return total(*[t.data for t in tensors], *constants)
+
     forward.fused = source  # type: ignore[attr-defined]
+    reducing.fused = expression  # type: ignore[attr-defined]
+    forward.reducing = reducing  # type: ignore[attr-defined]
     return forward
