@@ -490,3 +490,14 @@ def test_no_library_name_is_checked_in_the_library():
     found = [f"{path.relative_to(root)}:{n}: {line.strip()}" for path in sorted(root.rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == []
+
+
+def test_a_new_backend_knows_which_floating_dtypes_are_complex(backend):
+    """`Backend.complex_of` is filled from the start, keyed as the arrays' `.dtype` is: the ops'
+    backwards read it with `.get` (no call), so even a dtype's first backward takes their array
+    formulas, not the Tensor-op ones."""
+    fresh = Backend("fresh", backend.xp)  # (made now: nothing has asked it about a dtype yet)
+    xp = backend.xp
+    for value, complex_ in ((1.0, False), (1j, True)):
+        for dtype in (xp.float32, xp.float64) if not complex_ else (xp.complex64, xp.complex128):
+            assert fresh.complex_of.get(xp.asarray([value], dtype=dtype).dtype) is complex_

@@ -43,6 +43,23 @@ def _unwrapping(resolve: Any) -> Any:
     return resolve_device
 
 
+def _floating_kinds(xp: Any) -> dict[Any, bool]:
+    """The namespace's floating dtypes, each as the namespace names it and as its arrays' `.dtype`
+    may (NumPy's dtype object, for NumPy, CuPy, JAX and Dask), and whether it is complex: known from
+    the start, so that even a dtype's first backward takes the ops' array formulas."""
+    kinds: dict[Any, bool] = {}
+    for name in ("float16", "float32", "float64", "complex64", "complex128"):
+        dtype = getattr(xp, name, None)
+        if dtype is None:
+            continue
+        kinds[dtype] = name.startswith("complex")
+        try:
+            kinds[np.dtype(dtype)] = name.startswith("complex")
+        except TypeError:  # (a library's own dtype object: PyTorch's, array-api-strict's)
+            pass
+    return kinds
+
+
 class Backend:
     """An array library plus the helpers the engine needs from it.
 
@@ -96,7 +113,7 @@ class Backend:
         self._float_cache: dict[Any, bool] = {}
         #: dtype -> whether it is complex, as `is_complex` has found (the ops' backwards read it
         #: directly on their hot path: `.get(dtype) is False` says real without a call)
-        self.complex_of: dict[Any, bool] = {}
+        self.complex_of: dict[Any, bool] = _floating_kinds(xp)
         self._dtype_cache: dict[Any, Any] = {}
         self._devices: dict[Any, Device] = {}  # library device -> its Device (`device_object`)
 
