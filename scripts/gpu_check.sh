@@ -58,12 +58,20 @@ for dtype in (np.float32, np.float64):
     got = [cupy.asnumpy(x.grad.data) for x in xs]
     for x in xs:
         x.grad = None
-    f(*xs).backward()
+    loss = f(*xs)
+    loss.backward()
     (p,), = f.programs.values()
     kernels = sum(fused_steps(s) for s in (p.infer, p.train, p.backward, p.backward_one))
+    # the loss summed by a ReductionKernel (fusion.sum_in_kernels), not written and summed
+    lists = [getattr(s, "loop", s) for s in (p.infer, p.train) if s is not None]  # (a blocked list: its loop)
+    reductions = sum(getattr(s.forward, "__name__", "") == "reducing" for steps in lists for s in steps)
     replay = [cupy.asnumpy(x.grad.data) for x in xs]
     err = max(float(np.max(np.abs(a - b) / (np.abs(b) + 1e-6))) for a, b in zip(replay, got))
-    print(f"fused CuPy kernels, {np.dtype(dtype).name}: {kernels} kernels, replay vs eager max rel err {err:.1e}")
+    with tl.no_grad():
+        eager = float(w3(*xs).item())
+    loss_err = abs(float(loss.item()) - eager) / abs(eager)
+    print(f"fused CuPy kernels, {np.dtype(dtype).name}: {kernels} kernels, {reductions} reductions, "
+          f"replay vs eager max rel err {err:.1e}, loss rel err {loss_err:.1e}")
 PY
 
 timeout 200 "$PY" -m pytest tests --backend cupy -q -p no:cacheprovider -o addopts="" -rfs \
